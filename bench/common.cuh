@@ -1,0 +1,125 @@
+// Benchmark support: CUDA-event timing, the memory floors measured in the same
+// run, and the counters every wham benchmark reports.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include "device_buffer.cuh"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace wham_bench {
+
+/// Times one enqueue of `work` on `stream` with CUDA events, in seconds.
+template <class Work>
+double time_once(cudaStream_t stream, Work&& work) {
+  cudaEvent_t start, stop;
+  WHAM_TEST_CUDA(cudaEventCreate(&start));
+  WHAM_TEST_CUDA(cudaEventCreate(&stop));
+  WHAM_TEST_CUDA(cudaEventRecord(start, stream));
+  work();
+  WHAM_TEST_CUDA(cudaEventRecord(stop, stream));
+  WHAM_TEST_CUDA(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  WHAM_TEST_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  WHAM_TEST_CUDA(cudaEventDestroy(start));
+  WHAM_TEST_CUDA(cudaEventDestroy(stop));
+  return double(ms) * 1e-3;
+}
+
+/// Median of `reps` timed enqueues after `warmup` untimed ones.
+template <class Work>
+double median_time(cudaStream_t stream, Work&& work, int reps = 15, int warmup = 3) {
+  for (int i = 0; i < warmup; ++i) work();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) t.push_back(time_once(stream, work));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// Runs the Google Benchmark loop with manual (CUDA-event) time per iteration;
+/// returns the median iteration time in seconds, which the counters use.
+template <class Work>
+double run_manual(benchmark::State& state, cudaStream_t stream, Work&& work) {
+  work();  // warm-up: module load, shared-memory attribute, caches
+  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
+  std::vector<double> t;
+  for (auto _ : state) {
+    const double s = time_once(stream, work);
+    state.SetIterationTime(s);
+    t.push_back(s);
+  }
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0.0 : t[t.size() / 2];
+}
+
+__global__ void write_floor_kernel(int4* out, std::int64_t n16, int4 value) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n16;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    out[i] = value;
+  }
+}
+
+__global__ void copy_floor_kernel(const int4* in, int4* out, std::int64_t n16) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n16;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    out[i] = in[i];
+  }
+}
+
+inline int floor_grid() {
+  int device = 0, sms = 0;
+  WHAM_TEST_CUDA(cudaGetDevice(&device));
+  WHAM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms * 8;
+}
+
+/// Median time of a plain 16-byte-wide write of `bytes` over `out` (the write floor).
+inline double write_floor(void* out, std::size_t bytes, cudaStream_t stream) {
+  const std::int64_t n16 = std::int64_t(bytes / 16);
+  const int grid = floor_grid();
+  return median_time(stream, [&] {
+    write_floor_kernel<<<grid, 256, 0, stream>>>(static_cast<int4*>(out), n16,
+                                                 make_int4(0x3f800000, 1, 2, 3));
+    WHAM_TEST_CUDA(cudaGetLastError());
+  });
+}
+
+/// Median time of a plain 16-byte-wide copy of `bytes` from in to out (the copy floor).
+inline double copy_floor(const void* in, void* out, std::size_t bytes, cudaStream_t stream) {
+  const std::int64_t n16 = std::int64_t(bytes / 16);
+  const int grid = floor_grid();
+  return median_time(stream, [&] {
+    copy_floor_kernel<<<grid, 256, 0, stream>>>(static_cast<const int4*>(in),
+                                                static_cast<int4*>(out), n16);
+    WHAM_TEST_CUDA(cudaGetLastError());
+  });
+}
+
+/// Fills a device buffer with random bytes-as-values (never zeros) from a fixed seed.
+template <class T, class Make>
+void fill_random(wham_test::device_buffer<T>& buf, Make make, std::uint64_t seed = 12345) {
+  std::mt19937_64 gen(seed);
+  std::vector<T> host(buf.size());
+  for (auto& v : host) v = make(gen);
+  buf.upload(host);
+}
+
+/// Sets the counters every wham benchmark reports, from the median time:
+///   median_us   the median CUDA-event time of one call
+///   GB/s        `bytes` (the minimal traffic the caller counts) over that time
+///   floor_frac  the floor's median time over ours (1 = as fast as the plain write/copy)
+inline void set_common_counters(benchmark::State& state, double median_s, double bytes,
+                                double floor_s) {
+  state.counters["median_us"] = median_s * 1e6;
+  state.counters["GB/s"] = median_s > 0 ? bytes / median_s * 1e-9 : 0.0;
+  state.counters["floor_us"] = floor_s * 1e6;
+  state.counters["floor_frac"] = median_s > 0 ? floor_s / median_s : 0.0;
+}
+
+}  // namespace wham_bench

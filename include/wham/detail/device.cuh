@@ -1,0 +1,71 @@
+/// \file wham/detail/device.cuh
+/// \brief Per-device limits, looked up once per device and cached.
+#pragma once
+
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace wham::detail {
+
+struct device_limits {
+  int device = -1;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::size_t smem_per_block_optin = 0;  ///< bytes a block may opt in to
+  std::size_t l2_bytes = 0;
+};
+
+/// Limits of the calling thread's current device (cudaGetDevice), cached per device.
+inline const device_limits& current_device_limits() {
+  constexpr int max_devices = 64;
+  static std::array<device_limits, max_devices> cache{};
+  static std::array<std::once_flag, max_devices> once{};
+  int device = 0;
+  WHAM_CUDA_TRY(cudaGetDevice(&device));
+  if (device < 0 || device >= max_devices) {
+    throw error("wham: device ordinal " + std::to_string(device) + " beyond the 64 wham caches");
+  }
+  std::call_once(once[device], [device] {
+    device_limits l;
+    l.device = device;
+    int v = 0;
+    WHAM_CUDA_TRY(cudaDeviceGetAttribute(&l.cc_major, cudaDevAttrComputeCapabilityMajor, device));
+    WHAM_CUDA_TRY(cudaDeviceGetAttribute(&l.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
+    WHAM_CUDA_TRY(cudaDeviceGetAttribute(&l.sm_count, cudaDevAttrMultiProcessorCount, device));
+    WHAM_CUDA_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    l.smem_per_block_optin = static_cast<std::size_t>(v);
+    WHAM_CUDA_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, device));
+    l.l2_bytes = static_cast<std::size_t>(v);
+    cache[device] = l;
+  });
+  return cache[device];
+}
+
+/// Raises a kernel's dynamic shared-memory limit once per (kernel, device).
+/// Not a stream operation, so it is legal while a stream is being captured.
+template <class Kernel>
+inline void ensure_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  if (bytes <= 48 * 1024) return;
+  static std::map<std::pair<const void*, int>, std::size_t> granted;
+  static std::mutex m;
+  int device = 0;
+  WHAM_CUDA_TRY(cudaGetDevice(&device));
+  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
+  std::lock_guard<std::mutex> lock(m);
+  auto it = granted.find(key);
+  if (it != granted.end() && it->second >= bytes) return;
+  WHAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+  granted[key] = bytes;
+}
+
+}  // namespace wham::detail

@@ -1,0 +1,195 @@
+/// \file wham/detail/wht/fused.cuh
+/// \brief The fused on-chip schedule of the Walsh-Hadamard family: one block
+/// holds whole segments of 2^LogN elements; input comes from a policy (loaded
+/// from memory, or generated on chip as the IQP phases are), every butterfly
+/// stage runs in registers and shared memory, the scale is folded into the one
+/// store.
+///
+/// Policies (the only thing that differs between FWHT and IQP):
+///   input.load<E>(g0, v)          fills v with the E contiguous elements whose
+///                                 flat index (segment * 2^LogN + x) starts at g0
+///   output.store<E>(g0, v, scale) writes them, multiplied by scale
+/// g0 is always a multiple of E. Segments are contiguous, so a row of 2^n split
+/// into 2^(n - LogN) segments is addressed by the same flat index (the Kronecker
+/// path's first stage uses exactly that).
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/wht/common.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace wham::detail::wht {
+
+/// Input policy: elements loaded from `in` (any type of the family), converted to V.
+template <class In, class V>
+struct loaded_input {
+  const In* in;
+  template <int E>
+  __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E]) const {
+    if constexpr (cuda::std::is_same_v<In, V>) {
+      load_contiguous<V, E>(in + g0, v);
+    } else {
+      In tmp[E];
+      load_contiguous<In, E>(in + g0, tmp);
+#pragma unroll
+      for (int j = 0; j < E; ++j) v[j] = convert<V>(tmp[j]);
+    }
+  }
+};
+
+/// Output policy: elements scaled, converted to Out, stored 16 bytes wide.
+template <class Out, class V>
+struct stored_output {
+  Out* out;
+  template <int E>
+  __device__ __forceinline__ void store(std::int64_t g0, const V (&v)[E], real_t<V> scale) const {
+    alignas(16) Out tmp[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(v[j] * scale);
+    store_contiguous<Out, E>(out + g0, tmp);
+  }
+};
+
+/// Launch shape of the fused schedule for a value type and segment length.
+template <class V, int LogN>
+struct fused_shape {
+  static constexpr int n = 1 << LogN;
+  // Two 16-byte vectors per thread at small sizes; more once 1024 threads
+  // cannot cover the segment.
+  static constexpr int e0 = 32 / static_cast<int>(sizeof(V));
+  static constexpr int e_min = e0 > n / 1024 ? e0 : n / 1024;
+  static constexpr int items = e_min < n ? e_min : n;
+  static constexpr int threads_per_segment = n / items;
+  static constexpr int threads = threads_per_segment >= 256 ? threads_per_segment : 256;
+  static constexpr int segments_per_block = threads / threads_per_segment;
+  static constexpr std::size_t smem_bytes = std::size_t(segments_per_block) * n * sizeof(V);
+};
+
+/// One pass of the shared-memory schedule: transforms index bits [B, B + G).
+/// Register j = r * 2^G + g of thread t holds x = low(o) | g << B | high(o) << (B + G)
+/// with o = r * TPS + t, so neighbouring lanes touch neighbouring words.
+template <int B, int LogN, int LogE, int TPS, class V, int E>
+__device__ __forceinline__ void smem_passes(V* seg, int t, V (&v)[E]) {
+  if constexpr (B < LogN) {
+    constexpr int G = (LogN - B < LogE) ? LogN - B : LogE;
+    constexpr int R = E >> G;
+    constexpr unsigned low_mask = (1u << B) - 1u;
+    unsigned xs[E];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const unsigned o = static_cast<unsigned>(r * TPS + t);
+#pragma unroll
+      for (int g = 0; g < (1 << G); ++g) {
+        xs[r * (1 << G) + g] = (o & low_mask) | (unsigned(g) << B) | ((o >> B) << (B + G));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = seg[xs[j]];
+    register_butterflies<G>(v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) seg[xs[j]] = v[j];
+    __syncthreads();
+    smem_passes<B + G, LogN, LogE, TPS>(seg, t, v);
+  }
+}
+
+template <class V, int LogN, class Input, class Output>
+__global__ void __launch_bounds__(fused_shape<V, LogN>::threads)
+    fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale) {
+  using shape = fused_shape<V, LogN>;
+  constexpr int N = shape::n;
+  constexpr int E = shape::items;
+  constexpr int LogE = ilog2(E);
+  constexpr int TPS = shape::threads_per_segment;
+
+  const int t = static_cast<int>(threadIdx.x) % TPS;
+  const int s_local = static_cast<int>(threadIdx.x) / TPS;
+  const std::int64_t segment = std::int64_t(blockIdx.x) * shape::segments_per_block + s_local;
+  const bool active = segment < num_segments;
+  const std::int64_t g0 = segment * N + std::int64_t(t) * E;
+
+  V v[E];
+  if (active) {
+    input.template load<E>(g0, v);
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = V(0);
+  }
+  register_butterflies<LogE>(v);
+
+  if constexpr (LogN > LogE) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    V* seg = reinterpret_cast<V*>(smem_raw) + s_local * N;
+#pragma unroll
+    for (int j = 0; j < E; ++j) seg[t * E + j] = v[j];
+    __syncthreads();
+    smem_passes<LogE, LogN, LogE, TPS>(seg, t, v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = seg[t * E + j];
+  }
+  if (active) output.template store<E>(g0, v, scale);
+}
+
+/// Largest segment the fused schedule serves for V on the current device.
+template <class V>
+inline int fused_max_log_n() {
+  constexpr int compiled_max = 15;
+  const std::size_t smem = current_device_limits().smem_per_block_optin;
+  int log_n = 0;
+  while (log_n < compiled_max && (std::size_t(2) << log_n) * sizeof(V) <= smem) ++log_n;
+  return log_n;
+}
+
+template <class V, int LogN, class Input, class Output>
+inline void launch_fused_n(Input input, Output output, std::int64_t num_segments,
+                           real_t<V> scale, cudaStream_t stream) {
+  using shape = fused_shape<V, LogN>;
+  const std::int64_t blocks =
+      (num_segments + shape::segments_per_block - 1) / shape::segments_per_block;
+  if (blocks > 0x7fffffff) {
+    throw_invalid_argument("fwht", "number of segments", num_segments,
+                           "at most 2^31 - 1 thread blocks of segments");
+  }
+  auto kernel = fused_kernel<V, LogN, Input, Output>;
+  const std::size_t smem = LogN > ilog2(shape::items) ? shape::smem_bytes : 0;
+  ensure_dynamic_smem(kernel, smem);
+  kernel<<<static_cast<unsigned>(blocks), shape::threads, smem, stream>>>(input, output,
+                                                                          num_segments, scale);
+  WHAM_CHECK_LAUNCH("wham::detail::wht::fused_kernel");
+}
+
+/// Transforms num_segments contiguous segments of 2^log_n elements (0 <= log_n <= 15,
+/// and the segment must fit the device's shared memory: see fused_max_log_n).
+template <class V, class Input, class Output>
+inline void launch_fused(int log_n, std::int64_t num_segments, Input input, Output output,
+                         real_t<V> scale, cudaStream_t stream) {
+  switch (log_n) {
+#define WHAM_FUSED_CASE(L) \
+  case L: return launch_fused_n<V, L>(input, output, num_segments, scale, stream);
+    WHAM_FUSED_CASE(0)
+    WHAM_FUSED_CASE(1)
+    WHAM_FUSED_CASE(2)
+    WHAM_FUSED_CASE(3)
+    WHAM_FUSED_CASE(4)
+    WHAM_FUSED_CASE(5)
+    WHAM_FUSED_CASE(6)
+    WHAM_FUSED_CASE(7)
+    WHAM_FUSED_CASE(8)
+    WHAM_FUSED_CASE(9)
+    WHAM_FUSED_CASE(10)
+    WHAM_FUSED_CASE(11)
+    WHAM_FUSED_CASE(12)
+    WHAM_FUSED_CASE(13)
+    WHAM_FUSED_CASE(14)
+    WHAM_FUSED_CASE(15)
+#undef WHAM_FUSED_CASE
+    default:
+      throw_invalid_argument("fwht", "log_n (fused path)", log_n, "0..15");
+  }
+}
+
+}  // namespace wham::detail::wht

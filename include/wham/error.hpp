@@ -1,0 +1,86 @@
+/// \file wham/error.hpp
+/// \brief wham's one error model and its launch conventions.
+///
+/// Every host entry point of wham validates its arguments and throws
+/// `wham::error` before anything is enqueued:
+///
+///   - invalid argument:  "wham::iqp_encode: num_qubits = 31 is out of range (valid: 1..30)"
+///   - CUDA failure:      "wham: CUDA error cudaErrorInvalidValue (invalid argument)
+///                         in cudaLaunchKernel at fused.cuh:123"
+///
+/// Launch conventions shared by every launcher:
+///   - work is enqueued on the caller's `cudaStream_t` and nothing else;
+///   - no device or pinned memory is allocated: callers own every buffer;
+///   - nothing synchronises (no cudaDeviceSynchronize, no blocking copies), so
+///     a launcher may be recorded into a CUDA graph by stream capture;
+///   - launch errors are reported through `cudaGetLastError()` right after the
+///     launch (a non-synchronising call), so asynchronous faults inside a kernel
+///     surface at the caller's next synchronisation, as for any CUDA call.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace wham {
+
+/// The one exception type wham throws.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+[[noreturn]] inline void throw_invalid_argument(const char* function, const char* argument,
+                                                const std::string& value,
+                                                const std::string& valid) {
+  throw error(std::string("wham::") + function + ": " + argument + " = " + value +
+              " is invalid (valid: " + valid + ")");
+}
+
+[[noreturn]] inline void throw_invalid_argument(const char* function, const char* argument,
+                                                long long value, const std::string& valid) {
+  throw_invalid_argument(function, argument, std::to_string(value), valid);
+}
+
+/// Throws unless `lo <= value <= hi`.
+inline void check_range(const char* function, const char* argument, long long value,
+                        long long lo, long long hi) {
+  if (value < lo || value > hi) {
+    throw_invalid_argument(function, argument, value,
+                           std::to_string(lo) + ".." + std::to_string(hi));
+  }
+}
+
+/// Throws when a required pointer is null.
+inline void check_not_null(const char* function, const char* argument, const void* p) {
+  if (p == nullptr) throw_invalid_argument(function, argument, "nullptr", "a device pointer");
+}
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* expression,
+                                          const char* file, int line) {
+  std::string where = file;
+  auto slash = where.find_last_of('/');
+  if (slash != std::string::npos) where = where.substr(slash + 1);
+  throw error(std::string("wham: CUDA error ") + cudaGetErrorName(status) + " (" +
+              cudaGetErrorString(status) + ") in " + expression + " at " + where + ":" +
+              std::to_string(line));
+}
+
+inline void cuda_check(cudaError_t status, const char* expression, const char* file,
+                       int line) {
+  if (status != cudaSuccess) throw_cuda_error(status, expression, file, line);
+}
+
+}  // namespace detail
+}  // namespace wham
+
+/// Checks a CUDA runtime call; throws wham::error with the call and its site.
+#define WHAM_CUDA_TRY(call) ::wham::detail::cuda_check((call), #call, __FILE__, __LINE__)
+
+/// After a kernel launch: reports a bad launch configuration without synchronising.
+#define WHAM_CHECK_LAUNCH(name) \
+  ::wham::detail::cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)

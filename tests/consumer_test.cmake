@@ -1,0 +1,30 @@
+# Builds examples/consumer against wham, either installed into a scratch prefix
+# (find_package) or as a subdirectory; fails the test on any error.
+set(work ${WHAM_BINARY_DIR}/consumer_test/${MODE})
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+
+set(args -S ${WHAM_SOURCE_DIR}/examples/consumer -B ${work}/build -DCMAKE_CUDA_ARCHITECTURES=90)
+if(MODE STREQUAL "find_package")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${WHAM_BINARY_DIR} --prefix ${work}/prefix
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install failed (${rc})")
+  endif()
+  list(APPEND args -DCMAKE_PREFIX_PATH=${work}/prefix)
+else()
+  list(APPEND args -DWHAM_CONSUMER_SOURCE_DIR=${WHAM_SOURCE_DIR})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} ${args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the consumer failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${work}/build RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the consumer failed (${rc})")
+endif()
+# wham's own tests must not be built for a project that merely uses it.
+if(EXISTS ${work}/build/wham/tests)
+  message(FATAL_ERROR "wham built its tests inside a consumer project")
+endif()
+message(STATUS "consumer (${MODE}) built")

@@ -1,0 +1,133 @@
+// The fused batched FWHT against the double host reference.
+#include <wham/fwht.cuh>
+#include <wham/reference/fwht.hpp>
+
+#include "catch.hpp"
+#include "device_buffer.cuh"
+#include "test_util.hpp"
+
+#include <cuda/std/complex>
+
+#include <complex>
+#include <random>
+#include <vector>
+
+namespace {
+
+template <class T>
+struct host_of {
+  using type = T;
+};
+template <class T>
+struct host_of<cuda::std::complex<T>> {
+  using type = std::complex<T>;
+};
+
+template <class T>
+T random_value(std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return T(normal(gen));
+  } else {
+    using R = typename T::value_type;
+    return T(R(normal(gen)), R(normal(gen)));
+  }
+}
+
+template <class T>
+double tolerance() {
+  // Each output is a +-1 sum of 2^n inputs, formed in n rounding stages:
+  // relative error grows like sqrt(n) * eps; 1e-5 / 1e-12 leave room to n = 30.
+  using R = wham::detail::wht::real_t<T>;
+  return std::is_same_v<R, float> ? 1e-5 : 1e-12;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float, double,
+                   cuda::std::complex<float>, cuda::std::complex<double>) {
+  using T = TestType;
+  const int max_log_n = wham::fwht_fused_max_log_n<T>();
+  const int log_n = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const std::int64_t batch = GENERATE(1, 3, 64, 257);
+  const bool in_place = GENERATE(false, true);
+  if (log_n > max_log_n) return;
+  if (wham_test::reduced() && (log_n > 10 || batch > 64)) return;
+  CAPTURE(log_n, batch, in_place, wham_test::seed());
+
+  const std::size_t n = std::size_t(1) << log_n;
+  auto gen = wham_test::rng(1000 * log_n + batch);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+
+  wham_test::device_buffer<T> d_in(host);
+  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
+  T* out = in_place ? d_in.data() : d_out.data();
+  if (!in_place) d_out.poison();
+
+  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale));
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = in_place ? d_in.download() : d_out.download();
+
+  std::vector<typename host_of<T>::type> as_host(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      as_host[i] = host[i];
+    } else {
+      as_host[i] = {host[i].real(), host[i].imag()};
+    }
+  }
+  using D = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
+                               std::complex<double>>;
+  const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    CAPTURE(b);
+    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
+            tolerance<T>());
+  }
+}
+
+TEST_CASE("fwht launches inside a captured CUDA graph", "[fwht][gpu][graph]") {
+  const int log_n = 10;
+  const std::int64_t batch = 33;
+  const std::size_t n = std::size_t(1) << log_n;
+  auto gen = wham_test::rng(7);
+  std::vector<float> host(n * batch);
+  for (auto& v : host) v = random_value<float>(gen);
+  wham_test::device_buffer<float> d_in(host), d_out(host.size()), d_direct(host.size());
+
+  cudaStream_t stream;
+  WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  wham::fwht(d_in.data(), d_direct.data(), log_n, batch, 1.0f, stream);
+  d_out.poison();
+
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  WHAM_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  wham::fwht(d_in.data(), d_out.data(), log_n, batch, 1.0f, stream);
+  WHAM_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  WHAM_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
+  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
+  REQUIRE(d_out.download() == d_direct.download());
+  WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
+  WHAM_TEST_CUDA(cudaGraphDestroy(graph));
+  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("fwht rejects bad arguments with wham::error", "[fwht][gpu][errors]") {
+  wham_test::device_buffer<float> d(16);
+  CHECK_THROWS_AS(wham::fwht<float>(nullptr, d.data(), 4, 1), wham::error);
+  CHECK_THROWS_AS(wham::fwht<float>(d.data(), nullptr, 4, 1), wham::error);
+  CHECK_THROWS_AS(wham::fwht<float>(d.data(), d.data(), -1, 1), wham::error);
+  CHECK_THROWS_AS(wham::fwht<float>(d.data(), d.data(), 31, 1), wham::error);
+  CHECK_THROWS_AS(wham::fwht<float>(d.data(), d.data(), 4, 0), wham::error);
+  CHECK_THROWS_AS(wham::fwht<float>(d.data(), d.data(), 20, std::int64_t(1) << 60), wham::error);
+  try {
+    wham::fwht<float>(d.data(), d.data(), 4, -5);
+    FAIL("no throw");
+  } catch (const wham::error& e) {
+    CHECK(std::string(e.what()).find("batch = -5") != std::string::npos);
+  }
+}
