@@ -6,21 +6,9 @@
 
 #include <cuda/std/complex>
 
-#include <random>
 #include <string>
 
 namespace {
-
-template <class T>
-T make_value(std::mt19937_64& gen) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    return T(u(gen));
-  } else {
-    using R = typename T::value_type;
-    return T(R(u(gen)), R(u(gen)));
-  }
-}
 
 /// args: log_n, total bytes of the rows (the batch follows from it)
 template <class T>
@@ -34,7 +22,8 @@ void BM_fwht(benchmark::State& state) {
     return;
   }
   wham_test::device_buffer<T> in(n * batch), out(n * batch);
-  wham_bench::fill_random(in, make_value<T>);
+  using R = wham::detail::wht::real_t<T>;
+  wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
   const double t = wham_bench::run_manual(state, stream, [&] {

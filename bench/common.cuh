@@ -101,13 +101,26 @@ inline double copy_floor(const void* in, void* out, std::size_t bytes, cudaStrea
   });
 }
 
-/// Fills a device buffer with random bytes-as-values (never zeros) from a fixed seed.
-template <class T, class Make>
-void fill_random(wham_test::device_buffer<T>& buf, Make make, std::uint64_t seed = 12345) {
-  std::mt19937_64 gen(seed);
-  std::vector<T> host(buf.size());
-  for (auto& v : host) v = make(gen);
-  buf.upload(host);
+template <class R>
+__global__ void fill_uniform_kernel(R* p, std::int64_t count, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    // splitmix64 of (seed, i): uniform in [-1, 1), never a run of zeros.
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * std::uint64_t(i + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[i] = R(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+  }
+}
+
+/// Fills `count` real lanes (float or double) at p with uniform [-1, 1) values,
+/// on the device: gigabyte buffers would take seconds to fill from the host.
+template <class R>
+void fill_uniform(R* p, std::size_t count, std::uint64_t seed = 12345) {
+  fill_uniform_kernel<<<floor_grid(), 256>>>(p, std::int64_t(count), seed);
+  WHAM_TEST_CUDA(cudaGetLastError());
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
 }
 
 /// Sets the counters every wham benchmark reports, from the median time:

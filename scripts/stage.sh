@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Copies what runs on a GPU machine out of a build folder made without a GPU:
+# the test, benchmark and example executables, ctest's files, the shared Google
+# Benchmark library, and the run scripts. Object files stay behind.
+#   scripts/stage.sh [BUILD_DIR=build] [STAGE_DIR=.stage]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-build}" && pwd)
+stage=${2:-.stage}
+rm -rf "$stage"
+mkdir -p "$stage"
+stage=$(cd "$stage" && pwd)
+
+# ctest's files, with their folders, so that `ctest` runs in the stage.
+(cd "$build" && find . -name CTestTestfile.cmake) | while read -r f; do
+  mkdir -p "$stage/$(dirname "$f")"
+  cp "$build/$f" "$stage/$f"
+done
+# Executables (tests, benchmarks, examples), not the consumer-test scratch builds.
+(cd "$build" && find . -path ./tests/consumer_test -prune -o -type f -perm -u+x \
+   \( -name 'test_*' -o -name 'bench_*' -o -name 'example_*' -o -path './examples/*' \) \
+   ! -name '*.so*' ! -name '*.cmake' -print) | while read -r f; do
+  case "$f" in */CMakeFiles/*) continue ;; esac
+  mkdir -p "$stage/$(dirname "$f")"
+  cp "$build/$f" "$stage/$f"
+done
+# The shared Google Benchmark library, beside each benchmark (RPATH $ORIGIN).
+for b in "$stage"/bench/bench_*; do
+  [ -e "$b" ] || continue
+  ldd "$b" | awk '/libbenchmark/ {print $3}' | while read -r lib; do
+    cp -L "$lib" "$(dirname "$b")/"
+  done
+done
+cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/bench/plot.py" "$stage/"
+echo "$build" > "$stage/.build_root"
+du -sh "$stage"
