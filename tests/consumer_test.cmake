@@ -4,7 +4,7 @@ set(work ${WHAM_BINARY_DIR}/consumer_test/${MODE})
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
 
-set(args -S ${WHAM_SOURCE_DIR}/examples/consumer -B ${work}/build -DCMAKE_CUDA_ARCHITECTURES=90)
+set(args -S ${WHAM_SOURCE_DIR}/examples/consumer -B ${work}/build "-DCMAKE_CUDA_ARCHITECTURES=80;90")
 if(MODE STREQUAL "find_package")
   execute_process(COMMAND ${CMAKE_COMMAND} --install ${WHAM_BINARY_DIR} --prefix ${work}/prefix
                   RESULT_VARIABLE rc)
