@@ -1,5 +1,14 @@
 // Batched FWHT throughput against a plain copy of the same rows, measured in
-// the same run. GB/s counts one read and one write of the data.
+// the same run. GB/s counts one read and one write of the data; floor_frac is
+// the copy's time over ours (1 = as fast as a plain 16-byte copy).
+//
+// BM_fwht:      log_n x batch (64, or "large": 1 GiB of rows) x type x path
+//               (fused where it serves, kronecker where it serves, baseline).
+//               Batch 64 is skipped where the two buffers pass 16 GiB (float
+//               n >= 26, double / complex<float> n >= 25, complex<double> n >= 24).
+// BM_kron_tune: the Kronecker path's two knobs at a few points (L2 chunk size,
+//               most bits per strided stage); the defaults in kronecker.cuh come
+//               from it.
 #include <wham/fwht.cuh>
 
 #include "common.cuh"
@@ -10,15 +19,24 @@
 
 namespace {
 
-/// args: log_n, total bytes of the rows (the batch follows from it)
+using wham::fwht_path;
+
+/// args: log_n, batch (0 = large: 1 GiB of rows), path
 template <class T>
 void BM_fwht(benchmark::State& state) {
   const int log_n = static_cast<int>(state.range(0));
-  const std::size_t bytes_total = std::size_t(state.range(1));
+  const std::int64_t batch_arg = state.range(1);
+  const auto path = static_cast<fwht_path>(state.range(2));
   const std::size_t n = std::size_t(1) << log_n;
-  const std::int64_t batch = std::max<std::int64_t>(1, bytes_total / (n * sizeof(T)));
-  if (log_n > wham::fwht_fused_max_log_n<T>()) {
-    state.SkipWithError("log_n beyond the fused path");
+  const std::int64_t batch =
+      batch_arg > 0 ? batch_arg
+                    : std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
+  if (!wham::fwht_path_serves<T>(path, log_n)) {
+    state.SkipWithError("path does not serve this log_n");
+    return;
+  }
+  if (2.0 * double(n) * double(batch) * sizeof(T) > 16.0 * (1 << 30)) {
+    state.SkipWithError("buffers beyond 16 GiB");
     return;
   }
   wham_test::device_buffer<T> in(n * batch), out(n * batch);
@@ -27,23 +45,77 @@ void BM_fwht(benchmark::State& state) {
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
   const double t = wham_bench::run_manual(state, stream, [&] {
-    wham::fwht(in.data(), out.data(), log_n, batch, wham::detail::wht::real_t<T>(1), stream);
+    wham::fwht(in.data(), out.data(), log_n, batch, R(1), stream, path);
+  });
+  wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
+  state.counters["batch"] = double(batch);
+  state.counters["log_n"] = log_n;
+  state.counters["path"] = double(static_cast<int>(path));
+}
+
+constexpr int max_fused_h200(int bytes) { return bytes == 4 ? 15 : bytes == 16 ? 13 : 14; }
+
+template <class T>
+void fwht_args(benchmark::internal::Benchmark* b) {
+  const int fmax = max_fused_h200(int(sizeof(T)));
+  for (std::int64_t batch : {std::int64_t(64), std::int64_t(0)}) {
+    for (int log_n = batch == 0 ? 1 : 10; log_n <= 28; ++log_n) {
+      if (batch == 64 && 2.0 * 64.0 * double(sizeof(T)) * double(std::int64_t(1) << log_n) >
+                             16.0 * (1 << 30)) {
+        continue;
+      }
+      if (log_n <= fmax) b->Args({log_n, batch, int(fwht_path::fused)});
+      if (log_n >= 11) b->Args({log_n, batch, int(fwht_path::kronecker)});
+      // The baseline: every n at batch 64, a few at large batch (it is slow).
+      if (batch == 64 || log_n % 4 == 0 || log_n == 15) {
+        b->Args({log_n, batch, int(fwht_path::baseline)});
+      }
+    }
+  }
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+/// args: log_n, chunk_bytes in MiB (-1: no chunking), max bits per strided stage
+template <class T>
+void BM_kron_tune(benchmark::State& state) {
+  const int log_n = static_cast<int>(state.range(0));
+  wham::detail::wht::kronecker_config cfg;
+  cfg.chunk_bytes = state.range(1) < 0 ? -1 : state.range(1) << 20;
+  cfg.max_strided_bits = static_cast<int>(state.range(2));
+  const std::size_t n = std::size_t(1) << log_n;
+  const std::int64_t batch =
+      std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
+  wham_test::device_buffer<T> in(n * batch), out(n * batch);
+  using R = wham::detail::wht::real_t<T>;
+  wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
+  cudaStream_t stream = nullptr;
+  const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
+  const double t = wham_bench::run_manual(state, stream, [&] {
+    wham::detail::wht::launch_kronecker_config<T>(
+        log_n, batch, wham::detail::wht::loaded_input<T, T>{in.data()},
+        wham::detail::wht::stored_output<T, T>{out.data()}, R(1), stream, cfg);
   });
   wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
   state.counters["batch"] = double(batch);
   state.counters["log_n"] = log_n;
 }
 
-void fwht_args(benchmark::internal::Benchmark* b) {
-  for (int log_n = 1; log_n <= 15; ++log_n) b->Args({log_n, std::int64_t(1) << 30});
+void kron_tune_args(benchmark::internal::Benchmark* b) {
+  for (int log_n : {16, 20, 24}) {
+    for (int chunk_mib : {-1, 4, 10, 20, 30}) b->Args({log_n, chunk_mib, 0});
+    for (int bits : {8, 10}) b->Args({log_n, 0, bits});
+  }
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace
 
-BENCHMARK_TEMPLATE(BM_fwht, float)->Apply(fwht_args);
-BENCHMARK_TEMPLATE(BM_fwht, double)->Apply(fwht_args);
-BENCHMARK_TEMPLATE(BM_fwht, cuda::std::complex<float>)->Apply(fwht_args);
-BENCHMARK_TEMPLATE(BM_fwht, cuda::std::complex<double>)->Apply(fwht_args);
+BENCHMARK_TEMPLATE(BM_fwht, float)->Apply(fwht_args<float>);
+BENCHMARK_TEMPLATE(BM_fwht, double)->Apply(fwht_args<double>);
+BENCHMARK_TEMPLATE(BM_fwht, cuda::std::complex<float>)->Apply(fwht_args<cuda::std::complex<float>>);
+BENCHMARK_TEMPLATE(BM_fwht, cuda::std::complex<double>)
+    ->Apply(fwht_args<cuda::std::complex<double>>);
+BENCHMARK_TEMPLATE(BM_kron_tune, float)->Apply(kron_tune_args);
+BENCHMARK_TEMPLATE(BM_kron_tune, cuda::std::complex<double>)->Apply(kron_tune_args);
 
 BENCHMARK_MAIN();

@@ -10,6 +10,15 @@
 /// `scale = 2^(-log_n / 2)` gives the orthonormal transform. Arithmetic is in the
 /// element's own precision.
 ///
+/// Paths (one kernel family; `automatic` picks from log_n, T and the device):
+///   - fused:     a whole row on chip in one block, one read and one write
+///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
+///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
+///                kernel over the low bits, then one coalesced column-tiled pass
+///                per group of up to 11 high bits, in place in `out` (no workspace),
+///                chunked so that each pass reads the previous one's output from L2;
+///   - baseline:  one global-memory pass per butterfly stage (for comparison).
+///
 /// \code
 ///   // d_rows: 1000 rows of 2^10 floats on the device
 ///   wham::fwht(d_rows, d_rows, 10, 1000, 1.0f / 32.0f, stream);  // orthonormal, in place
@@ -19,7 +28,9 @@
 /// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
 #pragma once
 
+#include <wham/detail/wht/baseline.cuh>
 #include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/kronecker.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -33,9 +44,27 @@ namespace wham {
 
 /// Which schedule runs the transform.
 enum class fwht_path {
-  automatic,  ///< fused whenever a row fits one block's shared memory
+  automatic,  ///< fused whenever a row fits one block's shared memory, else kronecker
   fused,      ///< one block per row (several rows per block when short), all on chip
+  kronecker,  ///< split H_n = H_hi (x) H_lo for long rows (log_n >= 11)
+  baseline,   ///< one global-memory launch per butterfly stage (any log_n)
 };
+
+/// Whether `path` serves rows of 2^log_n elements of T on the current device.
+template <class T>
+inline bool fwht_path_serves(fwht_path path, int log_n) {
+  if (log_n < 0 || log_n > 30) return false;
+  switch (path) {
+    case fwht_path::automatic:
+    case fwht_path::baseline:
+      return true;
+    case fwht_path::fused:
+      return log_n <= detail::wht::fused_max_log_n<T>();
+    case fwht_path::kronecker:
+      return detail::wht::kronecker_serves<T>(log_n);
+  }
+  return false;
+}
 
 /// Largest log_n the fused path serves for element type T on the current device.
 template <class T>
@@ -46,9 +75,10 @@ inline int fwht_fused_max_log_n() {
 /// Batched Walsh-Hadamard transform of `batch` rows of 2^log_n elements.
 /// \param in      device pointer, batch * 2^log_n elements
 /// \param out     device pointer, batch * 2^log_n elements (may equal in)
-/// \param log_n   0 <= log_n <= fwht_fused_max_log_n<T>() for now
+/// \param log_n   0 <= log_n <= 30
 /// \param batch   number of rows, >= 1
 /// \param scale   multiplies every output element
+/// \param path    schedule; an explicit path that cannot serve log_n throws wham::error
 template <class T>
 void fwht(const T* in, T* out, int log_n, std::int64_t batch,
           detail::wht::real_t<T> scale = detail::wht::real_t<T>(1), cudaStream_t stream = 0,
@@ -59,18 +89,41 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
                 "wham::fwht: T must be float, double or cuda::std::complex<float|double>");
   detail::check_range("fwht", "log_n", log_n, 0, 30);
   detail::check_range("fwht", "batch", batch, 1, INT64_MAX >> log_n);
+  detail::check_range("fwht", "batch * 2^log_n * sizeof(T) (bytes)", batch,
+                      1, INT64_MAX / std::int64_t(sizeof(T)) >> log_n);
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
-  const int max_fused = fwht_fused_max_log_n<T>();
-  if (log_n > max_fused) {
-    detail::throw_invalid_argument(
-        "fwht", "log_n", log_n,
-        "0.." + std::to_string(max_fused) + " for this element type on this device (fused path)");
-  }
-  (void)path;
   using V = T;
-  detail::wht::launch_fused<V>(log_n, batch, detail::wht::loaded_input<T, V>{in},
-                               detail::wht::stored_output<T, V>{out}, scale, stream);
+  const detail::wht::loaded_input<T, V> input{in};
+  const detail::wht::stored_output<T, V> output{out};
+  const int max_fused = fwht_fused_max_log_n<T>();
+  if (path == fwht_path::automatic) {
+    path = log_n <= max_fused ? fwht_path::fused : fwht_path::kronecker;
+  }
+  switch (path) {
+    case fwht_path::fused:
+      if (log_n > max_fused) {
+        detail::throw_invalid_argument(
+            "fwht", "log_n", log_n,
+            "0.." + std::to_string(max_fused) + " for this element type on this device (fused path)");
+      }
+      detail::wht::launch_fused<V>(log_n, batch, input, output, scale, stream);
+      return;
+    case fwht_path::kronecker:
+      if (!detail::wht::kronecker_serves<T>(log_n)) {
+        detail::throw_invalid_argument(
+            "fwht", "log_n", log_n,
+            std::to_string(detail::wht::kronecker_min_log_n) + "..30 (kronecker path)");
+      }
+      detail::wht::launch_kronecker<V>(log_n, batch, input, output, scale, stream);
+      return;
+    case fwht_path::baseline:
+      detail::wht::launch_baseline<V>(log_n, batch, input, output, scale, stream);
+      return;
+    default:
+      detail::throw_invalid_argument("fwht", "path", static_cast<long long>(path),
+                                     "automatic, fused, kronecker or baseline");
+  }
 }
 
 }  // namespace wham

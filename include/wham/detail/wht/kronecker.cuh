@@ -1,30 +1,296 @@
 /// \file wham/detail/wht/kronecker.cuh
 /// \brief The Kronecker-split schedule for rows too long for one block:
-/// H_n = H_hi (x) H_lo. (Stub: lands with the large-n issue.)
+/// H_n = H_{bits of stage k} (x) ... (x) H_lo, one pass over memory per factor.
+///
+/// Stage 0 is the fused kernel (fused.cuh) over contiguous segments of 2^lo,
+/// with the caller's input policy (loaded, or generated on chip as the IQP
+/// phases are) addressed by the flat index sample * 2^n + x, written through the
+/// caller's output policy with scale 1. Every later stage is a strided pass over
+/// the output buffer in place (the buffer is the workspace: nothing is
+/// allocated): a block loads a tile of 2^log_h rows x C adjacent columns with
+/// coalesced loads (C contiguous elements, >= 64 bytes, per row), transforms the
+/// rows' direction on chip (register butterflies, shared-memory exchanges between
+/// rounds), scales on the last stage and stores the tile back. The index
+/// arithmetic lives in wham/reference/kronecker.hpp, which the CPU tests replay.
+///
+/// Precision: the intermediate between stages is stored in the output's element
+/// type, and the strided stages compute in it. With complex64 output from a
+/// complex128 stage 0 this rounds once to float between stages (relative error
+/// ~6e-8 per element, then sqrt(bits) * eps_float from the later sums: far inside
+/// the complex64 tolerance of 1e-5).
+///
+/// L2 ordering: rows are processed in chunks whose intermediate fits a share of
+/// the L2 cache (all stages of one chunk, then the next), so a later stage reads
+/// what the previous one just wrote while it is still in L2, and overwrites it
+/// there before it is ever written back to DRAM.
+///
+/// The output policy must expose the buffer as `out` (stored_output<Out, V>).
 #pragma once
 
+#include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/fused.cuh>
 #include <wham/error.hpp>
+#include <wham/reference/kronecker.hpp>
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 namespace wham::detail::wht {
 
+namespace kron = ::wham::reference::kronecker;
+
+/// Tuning of the split, per device (H200 defaults; see launch_kronecker).
+struct kronecker_config {
+  /// Most row bits one strided stage takes (tile = 2^bits rows x 64 bytes of
+  /// shared memory; 11 = 128 KiB). 0: the largest the device's shared memory holds.
+  int max_strided_bits = 0;
+  /// Bytes of intermediate per chunk of rows (all stages of a chunk run before the
+  /// next chunk). 0: a default share of the L2 cache; < 0: no chunking.
+  std::int64_t chunk_bytes = 0;
+};
+
+/// Policies shifted by a flat offset (one chunk of rows at a time).
+template <class Input>
+struct offset_input {
+  Input inner;
+  std::int64_t offset;
+  template <int E, class V>
+  __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E]) const {
+    inner.template load<E>(g0 + offset, v);
+  }
+};
+template <class Output>
+struct offset_output {
+  Output inner;
+  std::int64_t offset;
+  template <int E, class V, class R>
+  __device__ __forceinline__ void store(std::int64_t g0, const V (&v)[E], R scale) const {
+    inner.template store<E>(g0 + offset, v, scale);
+  }
+};
+
+/// One strided stage over row bits [bit, bit + LogH) of the flat index, in place.
+template <class T, int LogH>
+struct strided_kernel_shape {
+  static constexpr kron::strided_shape_t s = kron::strided_shape(LogH, int(sizeof(T)));
+  static constexpr int log_e = s.log_e;
+  static constexpr int log_c = s.log_c;
+  static constexpr int threads = s.threads;
+  static constexpr int E = 1 << log_e;
+  static constexpr int C = 1 << log_c;
+  static constexpr int P = threads / C;  // threads per column
+  static constexpr std::size_t tile_elems = std::size_t(1) << (LogH + log_c);
+  static constexpr std::size_t smem_bytes = LogH > log_e ? tile_elems * sizeof(T) : 0;
+};
+
+/// Round over row bits [B, Top) (Top - B <= log_e) from shared memory; the last
+/// round (B == 0) stores to global memory with the scale.
+template <class T, int LogH, int Top, int E>
+__device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E], T* gbase,
+                                               std::int64_t stride, real_t<T> scale) {
+  using shape = strided_kernel_shape<T, LogH>;
+  constexpr int C = shape::C;
+  constexpr int P = shape::P;
+  constexpr int B = Top - shape::log_e > 0 ? Top - shape::log_e : 0;
+  constexpr int G = Top - B;
+  constexpr int R = E >> G;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int g = 0; g < (1 << G); ++g)
+      v[r * (1 << G) + g] = tile[kron::round_row(B, G, unsigned(r * P + p), unsigned(g)) * C + c];
+  register_butterflies<G>(v);
+  if constexpr (B > 0) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int g = 0; g < (1 << G); ++g)
+        tile[kron::round_row(B, G, unsigned(r * P + p), unsigned(g)) * C + c] = v[r * (1 << G) + g];
+    __syncthreads();
+    strided_rounds<T, LogH, B>(tile, c, p, v, gbase, stride, scale);
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int g = 0; g < (1 << G); ++g) {
+        const unsigned h = kron::round_row(0, G, unsigned(r * P + p), unsigned(g));
+        gbase[std::int64_t(h) * stride] = v[r * (1 << G) + g] * scale;
+      }
+  }
+}
+
+template <class T, int LogH>
+__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
+    strided_kernel(T* data, int bit, real_t<T> scale) {
+  using shape = strided_kernel_shape<T, LogH>;
+  constexpr int E = shape::E;
+  constexpr int C = shape::C;
+  constexpr int B0 = LogH - shape::log_e;  // round 0: the top log_e row bits, from global
+  const int c = static_cast<int>(threadIdx.x) % C;
+  const int p = static_cast<int>(threadIdx.x) / C;
+  const std::int64_t stride = std::int64_t(1) << bit;
+  T* gbase = data + kron::tile_base(bit, LogH, shape::log_c, blockIdx.x) + c;
+
+  T v[E];
+#pragma unroll
+  for (int j = 0; j < E; ++j) v[j] = gbase[std::int64_t(p | (j << B0)) * stride];
+  register_butterflies<shape::log_e>(v);
+  if constexpr (B0 > 0) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+#pragma unroll
+    for (int j = 0; j < E; ++j) tile[(p | (j << B0)) * C + c] = v[j];
+    __syncthreads();
+    strided_rounds<T, LogH, B0>(tile, c, p, v, gbase, stride, scale);
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j) gbase[std::int64_t(j) * stride] = v[j] * scale;
+  }
+}
+
+/// Most row bits a strided stage takes on this device (tile of 2^bits x 64 bytes in
+/// shared memory; at least 3, which 48 KiB always holds).
+inline int strided_max_bits() {
+  const std::size_t smem = current_device_limits().smem_per_block_optin;
+  int bits = 3;
+  while (bits < 11 && (std::size_t(64) << (bits + 1)) <= smem) ++bits;
+  return bits;
+}
+
+template <class T, int LogH>
+inline void launch_strided_n(T* data, std::int64_t total, int bit, real_t<T> scale,
+                             cudaStream_t stream) {
+  using shape = strided_kernel_shape<T, LogH>;
+  const std::int64_t tiles = total / std::int64_t(shape::tile_elems);
+  if (tiles > 0x7fffffff) {
+    throw_invalid_argument("kronecker path", "number of tiles", tiles, "at most 2^31 - 1");
+  }
+  auto kernel = strided_kernel<T, LogH>;
+  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  kernel<<<static_cast<unsigned>(tiles), shape::threads, shape::smem_bytes, stream>>>(data, bit,
+                                                                                      scale);
+  WHAM_CHECK_LAUNCH("wham::detail::wht::strided_kernel");
+}
+
+template <class T>
+inline void launch_strided(int log_h, T* data, std::int64_t total, int bit, real_t<T> scale,
+                           cudaStream_t stream) {
+  switch (log_h) {
+#define WHAM_STRIDED_CASE(L) \
+  case L: return launch_strided_n<T, L>(data, total, bit, scale, stream);
+    WHAM_STRIDED_CASE(1)
+    WHAM_STRIDED_CASE(2)
+    WHAM_STRIDED_CASE(3)
+    WHAM_STRIDED_CASE(4)
+    WHAM_STRIDED_CASE(5)
+    WHAM_STRIDED_CASE(6)
+    WHAM_STRIDED_CASE(7)
+    WHAM_STRIDED_CASE(8)
+    WHAM_STRIDED_CASE(9)
+    WHAM_STRIDED_CASE(10)
+    WHAM_STRIDED_CASE(11)
+#undef WHAM_STRIDED_CASE
+    default:
+      throw_invalid_argument("kronecker path", "strided stage bits", log_h, "1..11");
+  }
+}
+
+/// Stage 0: the fused kernel over segments of 2^lo, 10 <= lo <= 15 (the only
+/// segment lengths the split uses, so only these are instantiated).
+template <class V, class Input, class Output>
+inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, Output output,
+                                    cudaStream_t stream) {
+  switch (lo) {
+#define WHAM_STAGE0_CASE(L) \
+  case L: return launch_fused_n<V, L>(input, output, segments, real_t<V>(1), stream);
+    WHAM_STAGE0_CASE(10)
+    WHAM_STAGE0_CASE(11)
+    WHAM_STAGE0_CASE(12)
+    WHAM_STAGE0_CASE(13)
+    WHAM_STAGE0_CASE(14)
+    WHAM_STAGE0_CASE(15)
+#undef WHAM_STAGE0_CASE
+    default:
+      throw_invalid_argument("kronecker path", "stage-one bits", lo, "10..15");
+  }
+}
+
+/// Smallest row the split serves: stage 0 takes at least 10 bits, a strided stage at least 1.
+inline constexpr int kronecker_min_log_n = 11;
+
+/// The plan launch_kronecker runs for rows of 2^log_n elements (stage 0 computed in V).
+template <class V>
+inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
+  const int lo_max = std::min(fused_max_log_n<V>(), 15);
+  // Rows that fit one block use a short stage 0 (tests run the split at every n).
+  const int lo = log_n > lo_max ? lo_max : 10;
+  const int hi_max = cfg.max_strided_bits > 0 ? cfg.max_strided_bits : 11;
+  return kron::make_plan(log_n, lo, hi_max);
+}
+
 /// Whether launch_kronecker serves rows of 2^log_n elements of V on this device.
 template <class V>
-inline bool kronecker_serves(int /*log_n*/) {
-  return false;
+inline bool kronecker_serves(int log_n) {
+  return log_n >= kronecker_min_log_n && log_n <= 30 && fused_max_log_n<V>() >= 10;
+}
+
+/// Transforms `batch` rows of 2^log_n elements (kronecker_min_log_n <= log_n <= 30):
+/// input from the policy (loaded or generated; see fused.cuh for the policy
+/// interface), result times `scale` written through `output`, whose buffer
+/// (`output.out`) is also the workspace (no allocation).
+template <class V, class Input, class Output>
+inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, Output output,
+                                    real_t<V> scale, cudaStream_t stream,
+                                    const kronecker_config& cfg) {
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
+  if (!kronecker_serves<V>(log_n)) {
+    throw_invalid_argument("kronecker path", "log_n", log_n,
+                           std::to_string(kronecker_min_log_n) + "..30");
+  }
+  check_range("kronecker path", "batch", batch, 1, INT64_MAX >> log_n);
+  const int dev_max = strided_max_bits();
+  kronecker_config c = cfg;
+  c.max_strided_bits =
+      std::min(cfg.max_strided_bits > 0 ? cfg.max_strided_bits : dev_max, dev_max);
+  const kron::plan plan = kronecker_plan<V>(log_n, c);
+
+  const std::int64_t row = std::int64_t(1) << log_n;
+  const std::int64_t row_bytes = row * std::int64_t(sizeof(Out));
+  std::int64_t budget = cfg.chunk_bytes;
+  // Measured on the H200 (bench_fwht, kronecker chunk sweep): see the table there.
+  if (budget == 0) budget = std::int64_t(current_device_limits().l2_bytes) / 3;
+  std::int64_t rows_per_chunk = batch;
+  if (budget > 0 && row_bytes <= budget) rows_per_chunk = std::max<std::int64_t>(1, budget / row_bytes);
+
+  using RO = real_t<Out>;
+  const RO out_scale = static_cast<RO>(scale);
+  for (std::int64_t r0 = 0; r0 < batch; r0 += rows_per_chunk) {
+    const std::int64_t rows = std::min(rows_per_chunk, batch - r0);
+    const std::int64_t offset = r0 * row;
+    const std::int64_t total = rows * row;
+    launch_kronecker_stage0<V>(plan.stages[0].bits, total >> plan.stages[0].bits,
+                               offset_input<Input>{input, offset},
+                               offset_output<Output>{output, offset}, stream);
+    for (int k = 1; k < plan.num_stages; ++k) {
+      const RO s = k + 1 == plan.num_stages ? out_scale : RO(1);
+      launch_strided<Out>(plan.stages[k].bits, output.out + offset, total, plan.stages[k].bit, s,
+                          stream);
+    }
+  }
 }
 
 /// Transforms `batch` rows of 2^log_n elements: input from the policy (loaded or
 /// generated; see fused.cuh for the policy interface), result written through
 /// `output`, which is also the workspace (no allocation).
 template <class V, class Input, class Output>
-inline void launch_kronecker(int log_n, std::int64_t /*batch*/, Input /*input*/,
-                             Output /*output*/, real_t<V> /*scale*/, cudaStream_t /*stream*/) {
-  throw_invalid_argument("kronecker path", "log_n", log_n, "none yet (not implemented)");
+inline void launch_kronecker(int log_n, std::int64_t batch, Input input, Output output,
+                             real_t<V> scale, cudaStream_t stream) {
+  launch_kronecker_config<V>(log_n, batch, input, output, scale, stream, kronecker_config{});
 }
 
 }  // namespace wham::detail::wht

@@ -1,0 +1,170 @@
+/// \file wham/reference/kronecker.hpp
+/// \brief The index arithmetic of the Kronecker split H_n = H_hi (x) ... (x) H_lo,
+/// shared by the device schedule (wham/detail/wht/kronecker.cuh) and its CPU
+/// tests, plus a host simulation of the whole split (plain C++17, no CUDA).
+///
+/// A row of 2^n elements is transformed bit group by bit group. Stage 0 covers
+/// index bits [0, lo) over contiguous segments (the fused kernel). Every later
+/// ("strided") stage covers bits [bit, bit + log_h): one thread block owns a
+/// tile of 2^log_h rows (stride 2^bit) by C = 2^log_c adjacent columns, loads it
+/// coalesced (C contiguous elements per row, at least 64 bytes), transforms the
+/// 2^log_h direction on chip in rounds of register butterflies separated by
+/// shared-memory exchanges, and stores it back in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define WHAM_KRON_HD __host__ __device__ __forceinline__
+#else
+#define WHAM_KRON_HD inline
+#endif
+
+namespace wham::reference::kronecker {
+
+/// One stage: transforms index bits [bit, bit + bits).
+struct stage {
+  int bit = 0;
+  int bits = 0;
+};
+
+/// Stages of a split, low bits first. stages[0] is the contiguous (fused) stage.
+struct plan {
+  int num_stages = 0;
+  stage stages[8] = {};
+};
+
+/// Splits log_n bits: stage 0 takes `lo` bits, the rest is cut into the fewest
+/// groups of at most hi_max bits, balanced (larger groups first).
+/// Requires 1 <= lo < log_n <= 30, hi_max >= 3 and at most 8 stages in all.
+inline plan make_plan(int log_n, int lo, int hi_max) {
+  if (lo < 1 || lo >= log_n || hi_max < 3 || log_n > 30) {
+    throw std::invalid_argument("kronecker::make_plan: need 1 <= lo < log_n <= 30, hi_max >= 3");
+  }
+  plan p;
+  p.stages[0] = {0, lo};
+  const int rest = log_n - lo;
+  const int groups = (rest + hi_max - 1) / hi_max;
+  if (groups > 7) throw std::invalid_argument("kronecker::make_plan: more than 8 stages");
+  int bit = lo;
+  for (int g = 0; g < groups; ++g) {
+    const int bits = rest / groups + (g < rest % groups ? 1 : 0);
+    p.stages[1 + g] = {bit, bits};
+    bit += bits;
+  }
+  p.num_stages = 1 + groups;
+  return p;
+}
+
+constexpr int log2_exact(int v) { return v <= 1 ? 0 : 1 + log2_exact(v / 2); }
+constexpr int max_int(int a, int b) { return a > b ? a : b; }
+constexpr int min_int(int a, int b) { return a < b ? a : b; }
+
+/// Shape of a strided tile for elements of `elem_bytes` bytes and 2^log_h rows.
+///   log_e:   log2 of the elements each thread holds (16 at least, more when
+///            512 threads cannot cover the tile; never more than a column)
+///   log_c:   log2 of the columns per tile (64 bytes at least; more for short
+///            columns, so that a block keeps 256 threads)
+///   threads: 2^(log_h + log_c - log_e)
+struct strided_shape_t {
+  int log_e;
+  int log_c;
+  int threads;
+};
+constexpr strided_shape_t strided_shape(int log_h, int elem_bytes) {
+  const int log_c0 = log2_exact(64 / elem_bytes);
+  const int log_e = min_int(max_int(4, log_h + log_c0 - 9), log_h);
+  const int log_c = max_int(log_c0, 8 + log_e - log_h);
+  return {log_e, log_c, 1 << (log_h + log_c - log_e)};
+}
+
+/// Flat index of row 0, column 0 of tile `tile` of a strided stage over bits
+/// [bit, bit + log_h) with 2^log_c columns per tile (requires log_c <= bit).
+WHAM_KRON_HD std::int64_t tile_base(int bit, int log_h, int log_c, std::int64_t tile) {
+  const int inner_log = bit - log_c;  // tiles side by side within one stride
+  const std::int64_t outer = tile >> inner_log;
+  const std::int64_t inner0 = (tile & ((std::int64_t(1) << inner_log) - 1)) << log_c;
+  return (outer << (bit + log_h)) | inner0;
+}
+
+/// Row index h (in [0, 2^log_h)) held in register slot g of group r by a thread
+/// of a round over row bits [b, b + g_bits): o = r * P + p (p: the thread's place
+/// in its column), h = low b bits of o | g << b | the rest of o above.
+WHAM_KRON_HD unsigned round_row(int b, int g_bits, unsigned o, unsigned g) {
+  const unsigned low_mask = (1u << b) - 1u;
+  return (o & low_mask) | (g << b) | ((o >> b) << (b + g_bits));
+}
+
+/// Host simulation of one strided stage with the device's exact index mapping
+/// (tiles, threads, rounds), unnormalised, in place on `data` (total elements).
+template <class T>
+void simulate_strided_stage(T* data, std::int64_t total, int bit, int log_h, int elem_bytes) {
+  const strided_shape_t s = strided_shape(log_h, elem_bytes);
+  const int C = 1 << s.log_c;
+  const int E = 1 << s.log_e;
+  const int P = s.threads / C;
+  const std::int64_t tile_elems = std::int64_t(1) << (log_h + s.log_c);
+  if (s.log_c > bit || total % tile_elems != 0) {
+    throw std::invalid_argument("simulate_strided_stage: tile does not divide the data");
+  }
+  const std::int64_t tiles = total / tile_elems;
+  const std::int64_t stride = std::int64_t(1) << bit;
+  std::vector<T> tile(static_cast<std::size_t>(tile_elems));
+  std::vector<T> v(static_cast<std::size_t>(E));
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const std::int64_t base = tile_base(bit, log_h, s.log_c, t);
+    for (std::int64_t h = 0; h < (std::int64_t(1) << log_h); ++h)
+      for (int c = 0; c < C; ++c) tile[h * C + c] = data[base + h * stride + c];
+    // Rounds from the top bits down, as the kernel runs them.
+    int top = log_h;
+    while (top > 0) {
+      const int b = max_int(0, top - s.log_e);
+      const int g_bits = top - b;
+      const int R = E >> g_bits;
+      for (int c = 0; c < C; ++c) {
+        for (int p = 0; p < P; ++p) {
+          for (int r = 0; r < R; ++r)
+            for (int g = 0; g < (1 << g_bits); ++g)
+              v[r * (1 << g_bits) + g] = tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c];
+          for (int hh = 1; hh < (1 << g_bits); hh <<= 1)
+            for (int j = 0; j < E; ++j)
+              if ((j & hh) == 0) {
+                const T a = v[j], d = v[j + hh];
+                v[j] = a + d;
+                v[j + hh] = a - d;
+              }
+          for (int r = 0; r < R; ++r)
+            for (int g = 0; g < (1 << g_bits); ++g)
+              tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c] = v[r * (1 << g_bits) + g];
+        }
+      }
+      top = b;
+    }
+    for (std::int64_t h = 0; h < (std::int64_t(1) << log_h); ++h)
+      for (int c = 0; c < C; ++c) data[base + h * stride + c] = tile[h * C + c];
+  }
+}
+
+/// Host simulation of the whole split: contiguous WHT of the `lo` low bits of every
+/// segment, then each strided stage of the plan; unnormalised.
+template <class T>
+void simulate_split(T* data, std::int64_t total, const plan& p, int elem_bytes) {
+  const std::int64_t seg = std::int64_t(1) << p.stages[0].bits;
+  for (std::int64_t s0 = 0; s0 < total; s0 += seg) {
+    for (std::int64_t h = 1; h < seg; h <<= 1)
+      for (std::int64_t i = s0; i < s0 + seg; i += 2 * h)
+        for (std::int64_t j = i; j < i + h; ++j) {
+          const T a = data[j], d = data[j + h];
+          data[j] = a + d;
+          data[j + h] = a - d;
+        }
+  }
+  for (int k = 1; k < p.num_stages; ++k) {
+    simulate_strided_stage(data, total, p.stages[k].bit, p.stages[k].bits, elem_bytes);
+  }
+}
+
+}  // namespace wham::reference::kronecker

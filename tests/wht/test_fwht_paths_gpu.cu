@@ -1,0 +1,265 @@
+// Every path of the public batched FWHT (automatic, fused, kronecker, baseline)
+// x every element type x log_n = 0..24 x batch {1, 3, 64}, in and out of place,
+// against the double host reference; spot checks at 26 and 28; the orthonormal
+// transform applied twice; paths that cannot serve throw.
+//
+// Tolerance: each output is a +-1 sum of 2^n inputs formed through n butterfly
+// stages (fused, kronecker or baseline alike). Every stage is sqrt(2) times an
+// orthogonal map and adds a rounding error of at most eps (relative, per
+// element); those errors are independent and propagate through the later
+// (orthogonal up to scale) stages without growth, so the relative error of a row
+// is about sqrt(n) * eps (n = 30: 5.5 eps). float: 3.3e-7 at n = 30 against a
+// bound of 1e-5 (30x margin); double: 6e-16 against 1e-12.
+#include <wham/fwht.cuh>
+#include <wham/reference/fwht.hpp>
+
+#include "catch.hpp"
+#include "device_buffer.cuh"
+#include "test_util.hpp"
+
+#include <cuda/std/complex>
+
+#include <algorithm>
+#include <complex>
+#include <random>
+#include <vector>
+
+namespace {
+
+template <class T>
+constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+template <class T>
+using double_of = std::conditional_t<is_real_v<T>, double, std::complex<double>>;
+
+template <class T>
+T random_value(std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  if constexpr (is_real_v<T>) {
+    return T(normal(gen));
+  } else {
+    using R = typename T::value_type;
+    return T(R(normal(gen)), R(normal(gen)));
+  }
+}
+
+template <class T>
+double_of<T> to_double(const T& v) {
+  if constexpr (is_real_v<T>) {
+    return double(v);
+  } else {
+    return {double(v.real()), double(v.imag())};
+  }
+}
+
+template <class T>
+double tolerance() {
+  return std::is_same_v<wham::detail::wht::real_t<T>, float> ? 1e-5 : 1e-12;
+}
+
+const char* path_name(wham::fwht_path p) {
+  switch (p) {
+    case wham::fwht_path::automatic: return "automatic";
+    case wham::fwht_path::fused: return "fused";
+    case wham::fwht_path::kronecker: return "kronecker";
+    case wham::fwht_path::baseline: return "baseline";
+  }
+  return "?";
+}
+
+constexpr wham::fwht_path all_paths[] = {wham::fwht_path::automatic, wham::fwht_path::fused,
+                                         wham::fwht_path::kronecker, wham::fwht_path::baseline};
+
+/// Worst per-row relative error of got against ref.
+template <class T, class D>
+double worst_row_error(const std::vector<T>& got, const std::vector<D>& ref, std::size_t n,
+                       std::int64_t batch) {
+  double worst = 0.0;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    worst = std::max(worst, wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("fwht: every path matches the reference, n = 0..24", "[fwht][paths][gpu]",
+                   float, double, cuda::std::complex<float>, cuda::std::complex<double>) {
+  using T = TestType;
+  using R = wham::detail::wht::real_t<T>;
+  const int log_n = GENERATE(range(0, 25));
+  const std::int64_t batch = GENERATE(1, 3, 64);
+  const std::size_t n = std::size_t(1) << log_n;
+  // Host reference time and device memory: at most 2^23 elements per case beyond batch 1.
+  if (batch > 1 && n * batch > (std::size_t(1) << 23)) return;
+  if (wham_test::reduced() && (log_n > 16 || (log_n > 12 && batch > 3))) return;
+  CAPTURE(log_n, batch, wham_test::seed());
+
+  auto gen = wham_test::rng(0xF0 + 1000 * log_n + batch);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+  const auto ref = wham::reference::fwht_batched<double_of<T>>(host.data(), log_n, batch, scale);
+
+  wham_test::device_buffer<T> d_in(host.size()), d_out(host.size());
+  for (const wham::fwht_path path : all_paths) {
+    for (const bool in_place : {false, true}) {
+      CAPTURE(path_name(path), in_place);
+      d_in.upload(host);
+      if (!in_place) d_out.poison();
+      T* out = in_place ? d_in.data() : d_out.data();
+      if (!wham::fwht_path_serves<T>(path, log_n)) {
+        CHECK_THROWS_AS(wham::fwht(d_in.data(), out, log_n, batch, R(scale), 0, path),
+                        wham::error);
+        continue;
+      }
+      wham::fwht(d_in.data(), out, log_n, batch, R(scale), 0, path);
+      WHAM_TEST_CUDA(cudaDeviceSynchronize());
+      const auto got = in_place ? d_in.download() : d_out.download();
+      REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<T>());
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("fwht: the orthonormal transform applied twice gives the input back",
+                   "[fwht][paths][gpu]", float, double, cuda::std::complex<float>,
+                   cuda::std::complex<double>) {
+  using T = TestType;
+  using R = wham::detail::wht::real_t<T>;
+  const int log_n = GENERATE(1, 9, 12, 14, 15, 16, 19, 22);
+  if (wham_test::reduced() && log_n > 14) return;
+  const std::int64_t batch = log_n <= 16 ? 5 : 2;
+  const std::size_t n = std::size_t(1) << log_n;
+  CAPTURE(log_n, batch, wham_test::seed());
+  auto gen = wham_test::rng(0xAB + log_n);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const R scale = R(1.0 / std::sqrt(double(n)));
+  wham_test::device_buffer<T> d_in(host), d_mid(host.size()), d_back(host.size());
+  for (const wham::fwht_path path : all_paths) {
+    if (!wham::fwht_path_serves<T>(path, log_n)) continue;
+    CAPTURE(path_name(path));
+    d_mid.poison();
+    d_back.poison();
+    wham::fwht(d_in.data(), d_mid.data(), log_n, batch, scale, 0, path);
+    wham::fwht(d_mid.data(), d_back.data(), log_n, batch, scale, 0, path);
+    WHAM_TEST_CUDA(cudaDeviceSynchronize());
+    const auto back = d_back.download();
+    REQUIRE(worst_row_error(back, host, n, batch) <= 2 * tolerance<T>());
+  }
+}
+
+// At 26 and 28 the dense host reference is too slow, so the input is a random
+// Kronecker product f (x) g (x) h over bit groups that straddle the device's
+// stage boundaries; its transform is the product of the three factors'
+// transforms (O(2^n) to form). The device input is the product rounded to T
+// (relative error eps per element, which the orthogonal transform keeps).
+TEMPLATE_TEST_CASE("fwht: spot checks at n = 26 and 28 (kronecker path)", "[fwht][paths][gpu]",
+                   float, cuda::std::complex<double>) {
+  using T = TestType;
+  using R = wham::detail::wht::real_t<T>;
+  using D = double_of<T>;
+  const int log_n = GENERATE(25, 26, 28);
+  if (wham_test::reduced()) return;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  WHAM_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t n = std::size_t(1) << log_n;
+  if (2 * n * sizeof(T) + (std::size_t(1) << 30) > free_bytes) {
+    WARN("skipped: not enough device memory for n = " << log_n);
+    return;
+  }
+  const bool in_place = log_n == 26;
+  CAPTURE(log_n, in_place, wham_test::seed());
+  const int cut1 = 7, cut2 = 17;  // f: bits [0, 7), g: [7, 17), h: [17, n)
+  auto gen = wham_test::rng(0x5C + log_n);
+  auto factor = [&](int bits) {
+    std::vector<D> v(std::size_t(1) << bits);
+    for (auto& x : v) x = to_double(random_value<T>(gen));
+    return v;
+  };
+  auto f = factor(cut1), g = factor(cut2 - cut1), h = factor(log_n - cut2);
+  std::vector<T> host(n);
+  for (std::size_t x = 0; x < n; ++x) {
+    const D v = f[x & ((1u << cut1) - 1)] * g[(x >> cut1) & ((1u << (cut2 - cut1)) - 1)] *
+                h[x >> cut2];
+    if constexpr (is_real_v<T>) {
+      host[x] = T(v);
+    } else {
+      host[x] = T(R(v.real()), R(v.imag()));
+    }
+  }
+  const double scale = 1.0 / std::sqrt(double(n));
+  wham::reference::fwht_inplace(f.data(), cut1);
+  wham::reference::fwht_inplace(g.data(), cut2 - cut1);
+  wham::reference::fwht_inplace(h.data(), log_n - cut2);
+
+  wham_test::device_buffer<T> d_in(host);
+  wham_test::device_buffer<T> d_out(in_place ? 0 : n);
+  if (!in_place) d_out.poison();
+  T* out = in_place ? d_in.data() : d_out.data();
+  wham::fwht(d_in.data(), out, log_n, 1, R(scale), 0, wham::fwht_path::automatic);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  host = in_place ? d_in.download() : d_out.download();
+  double num = 0.0, den = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const D r = f[k & ((1u << cut1) - 1)] * g[(k >> cut1) & ((1u << (cut2 - cut1)) - 1)] *
+                h[k >> cut2] * scale;
+    const std::complex<double> e = wham_test::widen(host[k]) - std::complex<double>(r);
+    num += std::norm(e);
+    den += std::norm(std::complex<double>(r));
+  }
+  const double err = std::isfinite(num) ? std::sqrt(num / den) : INFINITY;
+  CAPTURE(err);
+  REQUIRE(err <= tolerance<T>());
+}
+
+TEST_CASE("fwht: explicit paths that cannot serve n throw wham::error", "[fwht][paths][gpu]") {
+  wham_test::device_buffer<cuda::std::complex<double>> d(std::size_t(1) << 14);
+  using C = cuda::std::complex<double>;
+  CHECK_THROWS_AS(wham::fwht<C>(d.data(), d.data(), 10, 1, 1.0, 0, wham::fwht_path::kronecker),
+                  wham::error);
+  const int max_fused = wham::fwht_fused_max_log_n<C>();
+  if (max_fused < 14) {
+    CHECK_THROWS_AS(wham::fwht<C>(d.data(), d.data(), max_fused + 1, 1, 1.0, 0,
+                                  wham::fwht_path::fused),
+                    wham::error);
+  }
+  CHECK_THROWS_AS(wham::fwht<C>(d.data(), d.data(), 12, 1, 1.0, 0, static_cast<wham::fwht_path>(9)),
+                  wham::error);
+  try {
+    wham::fwht<C>(d.data(), d.data(), 5, 1, 1.0, 0, wham::fwht_path::kronecker);
+    FAIL("no throw");
+  } catch (const wham::error& e) {
+    CHECK(std::string(e.what()).find("log_n = 5") != std::string::npos);
+    CHECK(std::string(e.what()).find("kronecker") != std::string::npos);
+  }
+}
+
+TEST_CASE("fwht kronecker path inside a captured CUDA graph", "[fwht][paths][gpu][graph]") {
+  using C = cuda::std::complex<float>;
+  const int log_n = 17;
+  const std::int64_t batch = 3;
+  const std::size_t n = std::size_t(1) << log_n;
+  auto gen = wham_test::rng(0x6A);
+  std::vector<C> host(n * batch);
+  for (auto& v : host) v = random_value<C>(gen);
+  wham_test::device_buffer<C> d_in(host), d_out(host.size()), d_direct(host.size());
+  cudaStream_t stream;
+  WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  wham::fwht(d_in.data(), d_direct.data(), log_n, batch, 0.5f, stream, wham::fwht_path::kronecker);
+  d_out.poison();
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  WHAM_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  wham::fwht(d_in.data(), d_out.data(), log_n, batch, 0.5f, stream, wham::fwht_path::kronecker);
+  WHAM_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  WHAM_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
+  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
+  const auto a = d_out.download(), b = d_direct.download();
+  REQUIRE(std::equal(a.begin(), a.end(), b.begin(),
+                     [](const C& x, const C& y) { return x.real() == y.real() && x.imag() == y.imag(); }));
+  WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
+  WHAM_TEST_CUDA(cudaGraphDestroy(graph));
+  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+}
