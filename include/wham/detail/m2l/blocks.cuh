@@ -1,0 +1,236 @@
+/// \file wham/detail/m2l/blocks.cuh
+/// \brief Device building blocks of the factorised complex M2L
+/// (shared/specs/m2l.md), reusable by other M2L forms (accumulate, class).
+///
+/// API (T = float or double; P = order, compile time; everything __forceinline__):
+///
+///   cpx<T>                      {re, im}, layout of cuda::std::complex<T>
+///   direction<P, T>             ea[m] = e^{i m alpha}, eb[m] = e^{i m beta}, m = 0..P
+///   make_direction<P>(x, y, z)  from delta, no trigonometry (rho = 0 gives alpha = 0)
+///   inverse_distance(x, y, z)   1 / |delta| (the r-scalings are kept apart from the
+///                               direction, so pairs of one direction class share it)
+///   rotate_to_z_degree<L>(v, dir)    v[-L..L] (pointer to (L, -L)) <-
+///                                    B_L^T Dz(beta) B_L^T Dz(alpha) v, in place
+///   z_translate<P>(a, inv_r)         a (whole expansion) <- the z-translation,
+///                                    one Hankel block per m, n + k <= P, r^-(k+1) on
+///                                    the input and r^-n on the output, in place
+///   rotate_from_z_degree<L>(v, dir)  v <- Dz(-alpha) B_L Dz(-beta) B_L v, in place
+///   m2l_inplace<P>(a, dir, inv_r)    the whole operator on one expansion, in place
+///
+/// `v` and `a` are plain pointers: to a local array (then, fully unrolled, the
+/// coefficients stay in registers) or to a thread's slot in shared memory. One
+/// thread runs one pair; every thread of a warp touches the same table entries
+/// at the same time, so the swap matrices and factorials come from __constant__
+/// memory by broadcast (tables.cuh). The swap products use the parities of B_l:
+/// per row pair (m, -m) one pass over k = 0..L of x_k +- x_{-k}, so a swap costs
+/// (L+1)^2 real-by-complex products instead of (2L+1)^2.
+///
+/// Runtime-order variants for a warp per pair (higher orders) are in fused.cuh
+/// (`warp_*`).
+#pragma once
+
+#include <wham/detail/m2l/tables.cuh>
+
+#include <type_traits>
+#include <utility>
+
+namespace wham::detail::m2l {
+
+template <class T>
+struct alignas(2 * sizeof(T)) cpx {
+  T re, im;
+};
+
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> operator+(cpx<T> a, cpx<T> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> operator-(cpx<T> a, cpx<T> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> operator*(cpx<T> a, cpx<T> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+/// a * conj(b)
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> mul_conj(cpx<T> a, cpx<T> b) {
+  return {a.re * b.re + a.im * b.im, a.im * b.re - a.re * b.im};
+}
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> scale(cpx<T> a, T s) {
+  return {a.re * s, a.im * s};
+}
+/// acc + s * a
+template <class T>
+__host__ __device__ __forceinline__ cpx<T> fma(T s, cpx<T> a, cpx<T> acc) {
+  return {s * a.re + acc.re, s * a.im + acc.im};
+}
+
+/// Calls f(std::integral_constant<int, I>) for I = Begin..End-1.
+template <int Begin, int End, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  if constexpr (Begin < End) {
+    f(std::integral_constant<int, Begin>{});
+    static_for<Begin + 1, End>(std::forward<F>(f));
+  }
+}
+
+/// Powers of the rotation angles of one direction, m = 0..P.
+template <int P, class T>
+struct direction {
+  cpx<T> ea[P + 1];  ///< e^{i m alpha}, alpha = atan2(x, y) (0 on the z axis)
+  cpx<T> eb[P + 1];  ///< e^{i m beta},  beta = atan2(-rho, z)
+};
+
+/// e^{i alpha} = (y + i x) / rho, e^{i beta} = (z - i rho) / r and their powers by
+/// complex multiplication. delta = 0 or a non-finite delta gives non-finite powers.
+template <int P, class T>
+__device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
+  direction<P, T> d;
+  const T rho2 = x * x + y * y;
+  const T rho = sqrt(rho2);
+  const T inv_r = T(1) / sqrt(rho2 + z * z);
+  cpx<T> ea{T(1), T(0)};
+  if (rho > T(0)) {
+    const T inv_rho = T(1) / rho;
+    ea = {y * inv_rho, x * inv_rho};
+  }
+  const cpx<T> eb{z * inv_r, -rho * inv_r};
+  d.ea[0] = {T(1), T(0)};
+  d.eb[0] = {T(1), T(0)};
+#pragma unroll
+  for (int m = 1; m <= P; ++m) {
+    d.ea[m] = d.ea[m - 1] * ea;
+    d.eb[m] = d.eb[m - 1] * eb;
+  }
+  return d;
+}
+
+template <class T>
+__device__ __forceinline__ T inverse_distance(T x, T y, T z) {
+  return T(1) / sqrt(x * x + y * y + z * z);
+}
+
+/// v[-L..L] <- A v with A = B_L (Transpose = false) or B_L^T (true); v points to m = -L.
+template <int L, bool Transpose, class T>
+__device__ __forceinline__ void swap_inplace(cpx<T>* v) {
+  const swap_table<T>& tab = swap_constants<T>();
+  constexpr int off = swap_offset(L);
+  cpx<T> s[L + 1], d[L + 1];
+  s[0] = v[L];
+  d[0] = {T(0), T(0)};
+#pragma unroll
+  for (int k = 1; k <= L; ++k) {
+    s[k] = v[L + k] + v[L - k];
+    d[k] = v[L + k] - v[L - k];
+  }
+#pragma unroll
+  for (int m = 0; m <= L; ++m) {
+    cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
+#pragma unroll
+    for (int k = 0; k <= L; ++k) {
+      // structural zeros: column 0 when L + m is odd, row 0 when L + k is odd
+      const bool zero = (k == 0 && ((L + m) & 1)) || (m == 0 && ((L + k) & 1));
+      if (!zero) {
+        const T b = Transpose ? tab.b[off + k * (L + 1) + m] : tab.b[off + m * (L + 1) + k];
+        const cpx<T> c = ((L + m) & 1) ? d[k] : s[k];
+        if (k & 1) {
+          O = fma(b, c, O);
+        } else {
+          E = fma(b, c, E);
+        }
+      }
+    }
+    v[L + m] = E + O;
+    if (m > 0) v[L - m] = (L & 1) ? O - E : E - O;
+  }
+}
+
+/// v[m] *= e^{i m a} (Conj = false) or e^{-i m a} (true), m = -L..L; pw = powers, m >= 0.
+template <int L, bool Conj, class T>
+__device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
+#pragma unroll
+  for (int m = 1; m <= L; ++m) {
+    if (Conj) {
+      v[L + m] = mul_conj(v[L + m], pw[m]);
+      v[L - m] = v[L - m] * pw[m];
+    } else {
+      v[L + m] = v[L + m] * pw[m];
+      v[L - m] = mul_conj(v[L - m], pw[m]);
+    }
+  }
+}
+
+template <int L, int P, class T>
+__device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const direction<P, T>& dir) {
+  static_assert(L <= P, "degree beyond the direction's order");
+  dz_inplace<L, false>(v, dir.ea);
+  swap_inplace<L, true>(v);
+  dz_inplace<L, false>(v, dir.eb);
+  swap_inplace<L, true>(v);
+}
+
+template <int L, int P, class T>
+__device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const direction<P, T>& dir) {
+  static_assert(L <= P, "degree beyond the direction's order");
+  swap_inplace<L, false>(v);
+  dz_inplace<L, true>(v, dir.eb);
+  swap_inplace<L, false>(v);
+  dz_inplace<L, true>(v, dir.ea);
+}
+
+/// a[n, m] <- (-1)^m r^-n sum_{k=|m|}^{P-n} (n+k)! r^-(k+1) a[k, m]; zero for n > P - |m|.
+template <int P, class T>
+__device__ __forceinline__ void z_translate(cpx<T>* a, T inv_r) {
+  const swap_table<T>& tab = swap_constants<T>();
+  T ir[P + 2];
+  ir[0] = T(1);
+#pragma unroll
+  for (int j = 1; j <= P + 1; ++j) ir[j] = ir[j - 1] * inv_r;
+#pragma unroll
+  for (int m = -P; m <= P; ++m) {
+    const int am = m < 0 ? -m : m;
+    cpx<T> t[P + 1];
+#pragma unroll
+    for (int k = am; k <= P - am; ++k) t[k] = scale(a[k * k + k + m], ir[k + 1]);
+#pragma unroll
+    for (int n = am; n <= P; ++n) {
+      cpx<T> acc{T(0), T(0)};
+#pragma unroll
+      for (int k = am; k <= P - n; ++k) acc = fma(tab.fact[n + k], t[k], acc);
+      a[n * n + n + m] = scale(acc, (m & 1) ? -ir[n] : ir[n]);
+    }
+  }
+}
+
+/// The whole factorised M2L on one expansion of order P, in place.
+template <int P, class T>
+__device__ __forceinline__ void m2l_inplace(cpx<T>* a, const direction<P, T>& dir, T inv_r) {
+  static_for<0, P + 1>([&](auto Lc) {
+    constexpr int L = decltype(Lc)::value;
+    rotate_to_z_degree<L>(a + L * L, dir);
+  });
+  z_translate<P>(a, inv_r);
+  static_for<0, P + 1>([&](auto Lc) {
+    constexpr int L = decltype(Lc)::value;
+    rotate_from_z_degree<L>(a + L * L, dir);
+  });
+}
+
+/// Real flops of m2l_inplace per pair (the figure the benchmark's GFLOP/s uses):
+/// per degree L, four swaps of 2 x 2 (L+1)^2 (products; structural zeros counted)
+/// plus 8L for x_k +- x_{-k} and E +- O, two Dz of 2L complex products (6 flops);
+/// the z-translation 4 flops per Hankel term, 2 per input and output scaling.
+inline constexpr double flops_per_pair(int p) {
+  double f = 0.0;
+  for (int L = 0; L <= p; ++L) f += 4.0 * (4.0 * (L + 1) * (L + 1) + 8.0 * L) + 2.0 * 12.0 * L;
+  for (int m = -p; m <= p; ++m) {
+    const int am = m < 0 ? -m : m;
+    for (int n = am; n <= p - am; ++n) f += 4.0 * (p - n - am + 1) + 4.0;
+  }
+  return f;
+}
+
+}  // namespace wham::detail::m2l

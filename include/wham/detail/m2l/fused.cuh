@@ -1,0 +1,379 @@
+/// \file wham/detail/m2l/fused.cuh
+/// \brief The fused pair-streaming M2L kernels and their dispatch by order.
+///
+/// Two schedules, one kernel each (everything on chip, no trigonometry, no
+/// padding of the z-core, nothing per pair in device memory but the pair's own
+/// input and output):
+///
+///   thread: one thread per pair, compile-time order P (0..thread_max_order), the
+///           building blocks of blocks.cuh fully unrolled. A block stages its pairs'
+///           multipoles through shared memory so that global loads and stores are
+///           coalesced (a pair's record is (P+1)^2 * 2 sizeof(T) bytes), then each
+///           thread works on its record either in registers (low P) or in its
+///           shared-memory slot (slot stride (P+1)^2 rounded up to odd: no bank
+///           conflicts).
+///   warp:   one warp per pair, runtime order (0..20), lanes over the coefficients
+///           (l, m) of a degree-by-degree pass; swap matrices and factorials copied
+///           once per (persistent) block into shared memory. The fallback above the
+///           thread schedule's orders.
+///
+/// Exposed for other M2L forms: `warp_load_tables`, `warp_m2l` (a whole pair by
+/// one warp from a shared-memory buffer), `thread_config`.
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/m2l/blocks.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace wham::detail::m2l {
+
+/// Highest order served by the one-thread-per-pair schedule (compiled for 0..12).
+inline constexpr int thread_max_order = 12;
+
+// ---- the tuning table (H200, sm_90; pair-streaming, 100k..1M pairs) --------------
+/// Threads per block and where a thread keeps its record, per order and type.
+struct thread_config {
+  int threads;     ///< threads (= pairs) per block
+  bool registers;  ///< whole record in registers (else worked on in shared memory)
+};
+template <class T>
+constexpr thread_config thread_schedule_config(int p) {
+  if constexpr (std::is_same_v<T, double>) {
+    // ptxas (sm_90): p = 4 in registers 140 regs; p = 6 254 regs, no spill; p = 8 in
+    // registers spills 1.7 KB, in shared memory 0.2 KB.
+    if (p <= 4) return {128, true};   // provisional, to be measured
+    if (p <= 6) return {64, true};    // provisional
+    return {64, false};               // provisional
+  } else {
+    // ptxas: p = 8 in registers spills 236 B (1000 B stack), in shared memory less
+    if (p <= 6) return {128, true};   // provisional
+    return {128, false};              // provisional
+  }
+}
+/// Automatic choice: the thread schedule up to this order, the warp schedule above.
+template <class T>
+constexpr int automatic_thread_max_order() {
+  return thread_max_order;  // provisional
+}
+/// Warps per block of the warp schedule.
+inline constexpr int warp_schedule_warps = 4;  // provisional
+// ----------------------------------------------------------------------------------
+
+/// Host-side compile-time loop: f(std::integral_constant<int, I>) for I = Begin..End-1.
+template <int Begin, int End, class F>
+inline void static_for_host(F&& f) {
+  if constexpr (Begin < End) {
+    f(std::integral_constant<int, Begin>{});
+    static_for_host<Begin + 1, End>(std::forward<F>(f));
+  }
+}
+
+/// A thread's slot in shared memory, in cpx<T> units, rounded up to odd (no bank
+/// conflicts): the record, and in shared-memory mode also the direction's powers.
+template <int P, class T, bool Registers>
+inline constexpr int slot_stride =
+    ((P + 1) * (P + 1) + (Registers ? 0 : int(sizeof(direction<P, T>) / sizeof(cpx<T>)))) | 1;
+
+template <int P, class T, int NT, bool Registers>
+constexpr std::size_t thread_smem_bytes() {
+  return std::size_t(NT) * slot_stride<P, T, Registers> * sizeof(cpx<T>);
+}
+
+template <int P, class T, int NT, bool Registers>
+__global__ void __launch_bounds__(NT)
+    m2l_thread_kernel(const cpx<T>* __restrict__ multipoles, const T* __restrict__ deltas,
+                      cpx<T>* __restrict__ locals, std::int64_t num_pairs) {
+  constexpr int C = (P + 1) * (P + 1);
+  constexpr int S = slot_stride<P, T, Registers>;
+  extern __shared__ __align__(16) unsigned char m2l_smem_raw[];
+  cpx<T>* sm = reinterpret_cast<cpx<T>*>(m2l_smem_raw);
+  const std::int64_t first = std::int64_t(blockIdx.x) * NT;
+  const int count = int(min(std::int64_t(NT), num_pairs - first));
+  const cpx<T>* src = multipoles + first * C;
+  if (count == NT) {  // full block: a fixed trip count, loads batched
+#pragma unroll 8
+    for (int r = 0; r < C; ++r) {
+      const int j = r * NT + threadIdx.x;
+      const int q = j / C;
+      sm[q * S + (j - q * C)] = src[j];
+    }
+  } else {
+    for (int j = threadIdx.x; j < count * C; j += NT) {
+      const int q = j / C;
+      sm[q * S + (j - q * C)] = src[j];
+    }
+  }
+  __syncthreads();
+  const int t = threadIdx.x;
+  if (t < count) {
+    const T* d = deltas + 3 * (first + t);
+    const T x = d[0], y = d[1], z = d[2];
+    const T inv_r = inverse_distance(x, y, z);
+    cpx<T>* slot = sm + t * S;
+    if constexpr (Registers) {
+      const direction<P, T> dir = make_direction<P>(x, y, z);
+      cpx<T> a[C];
+#pragma unroll
+      for (int i = 0; i < C; ++i) a[i] = slot[i];
+      m2l_inplace<P>(a, dir, inv_r);
+#pragma unroll
+      for (int i = 0; i < C; ++i) slot[i] = a[i];
+    } else {
+      // the powers beside the record, in shared memory: registers go to the swaps
+      auto* dir = reinterpret_cast<direction<P, T>*>(slot + C);
+      *dir = make_direction<P>(x, y, z);
+      m2l_inplace<P>(slot, *dir, inv_r);
+    }
+  }
+  __syncthreads();
+  cpx<T>* dst = locals + first * C;
+  if (count == NT) {
+#pragma unroll 8
+    for (int r = 0; r < C; ++r) {
+      const int j = r * NT + threadIdx.x;
+      const int q = j / C;
+      dst[j] = sm[q * S + (j - q * C)];
+    }
+  } else {
+    for (int j = threadIdx.x; j < count * C; j += NT) {
+      const int q = j / C;
+      dst[j] = sm[q * S + (j - q * C)];
+    }
+  }
+}
+
+template <int P, class T, int NT, bool Registers>
+void launch_thread_variant(const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                           std::int64_t num_pairs, cudaStream_t stream) {
+  constexpr std::size_t smem = thread_smem_bytes<P, T, NT, Registers>();
+  auto kernel = m2l_thread_kernel<P, T, NT, Registers>;
+  ensure_dynamic_smem(kernel, smem);
+  const std::int64_t blocks = (num_pairs + NT - 1) / NT;
+  kernel<<<dim3(unsigned(blocks)), NT, smem, stream>>>(multipoles, deltas, locals, num_pairs);
+  WHAM_CHECK_LAUNCH("m2l_thread_kernel");
+}
+
+template <int P, class T>
+void launch_thread_order(const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                         std::int64_t num_pairs, cudaStream_t stream) {
+  constexpr thread_config cfg = thread_schedule_config<T>(P);
+  launch_thread_variant<P, T, cfg.threads, cfg.registers>(multipoles, deltas, locals, num_pairs,
+                                                          stream);
+}
+
+/// One thread per pair, order p in 0..thread_max_order (checked by the caller).
+template <class T>
+void launch_thread(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                   std::int64_t num_pairs, cudaStream_t stream) {
+  bool done = false;
+  static_for_host<0, thread_max_order + 1>([&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    if (P == p) {
+      launch_thread_order<P, T>(multipoles, deltas, locals, num_pairs, stream);
+      done = true;
+    }
+  });
+  if (!done) throw_invalid_argument("m2l", "p", p, "0..12 for the thread schedule");
+}
+
+// ---- warp schedule ------------------------------------------------------------------
+
+/// Shared-memory tables of the warp schedule: folded swap matrices to degree p, factorials.
+template <class T>
+struct warp_tables {
+  T* b;     ///< swap_offset(p + 1) entries
+  T* fact;  ///< 2p + 1 entries
+};
+
+/// Copies the tables for order p from __constant__ memory (whole block; then __syncthreads).
+template <class T>
+__device__ __forceinline__ void warp_load_tables(warp_tables<T> t, int p) {
+  const swap_table<T>& c = swap_constants<T>();
+  for (int i = threadIdx.x; i < swap_offset(p + 1); i += blockDim.x) t.b[i] = c.b[i];
+  for (int i = threadIdx.x; i <= 2 * p; i += blockDim.x) t.fact[i] = c.fact[i];
+}
+
+/// B_l[i][j] from the folded table.
+template <class T>
+__device__ __forceinline__ T warp_swap_entry(const T* b, int l, int i, int j) {
+  const int ai = i < 0 ? -i : i, aj = j < 0 ? -j : j;
+  const T v = b[swap_offset(l) + ai * (l + 1) + aj];
+  const bool neg = (i < 0 && ((l + aj) & 1)) != (j < 0 && ((l + ai) & 1));
+  return neg ? -v : v;
+}
+
+__device__ __forceinline__ void degree_order(int idx, int& l, int& m) {
+  l = int(sqrtf(float(idx)));
+  while (l * l > idx) --l;
+  while ((l + 1) * (l + 1) <= idx) ++l;
+  m = idx - l * l - l;
+}
+
+/// Per-warp scratch of the warp schedule: two expansions and the pair's powers.
+template <class T>
+struct warp_scratch {
+  cpx<T>* a;   ///< (p+1)^2
+  cpx<T>* b;   ///< (p+1)^2
+  cpx<T>* pa;  ///< p+1: e^{i m alpha}
+  cpx<T>* pb;  ///< p+1: e^{i m beta}
+  T* ir;       ///< p+2: r^-j
+};
+
+template <class T>
+__host__ __device__ constexpr std::size_t warp_scratch_elems(int p) {
+  // in units of cpx<T>: two expansions, two power tables, r powers (rounded up)
+  return std::size_t(2 * (p + 1) * (p + 1) + 2 * (p + 1) + (p + 3) / 2);
+}
+
+template <class T>
+__device__ __forceinline__ warp_scratch<T> warp_scratch_at(cpx<T>* base, int p) {
+  const int C = (p + 1) * (p + 1);
+  return {base, base + C, base + 2 * C, base + 2 * C + p + 1,
+          reinterpret_cast<T*>(base + 2 * C + 2 * (p + 1))};
+}
+
+/// One pair by one warp: s.a holds the multipole (all lanes synchronised);
+/// writes the local to out (global or shared, (p+1)^2 contiguous).
+template <class T>
+__device__ __forceinline__ void warp_m2l(warp_tables<T> tab, warp_scratch<T> s, int p, T x, T y,
+                                         T z, cpx<T>* out) {
+  const int lane = threadIdx.x & 31;
+  const int C = (p + 1) * (p + 1);
+  if (lane == 0) {
+    const T rho2 = x * x + y * y;
+    const T rho = sqrt(rho2);
+    const T inv_r = T(1) / sqrt(rho2 + z * z);
+    cpx<T> ea{T(1), T(0)};
+    if (rho > T(0)) ea = {y / rho, x / rho};
+    const cpx<T> eb{z * inv_r, -rho * inv_r};
+    cpx<T> qa{T(1), T(0)}, qb{T(1), T(0)};
+    T ir = T(1);
+    for (int m = 0; m <= p; ++m) {
+      s.pa[m] = qa;
+      s.pb[m] = qb;
+      s.ir[m] = ir;
+      qa = qa * ea;
+      qb = qb * eb;
+      ir *= inv_r;
+    }
+    s.ir[p + 1] = ir;
+  }
+  __syncwarp();
+  // to z: a <- Dz(alpha) a; b <- Dz(beta) B^T a; a <- r^-(l+1) B^T b
+  for (int idx = lane; idx < C; idx += 32) {
+    int l, m;
+    degree_order(idx, l, m);
+    if (m > 0) s.a[idx] = s.a[idx] * s.pa[m];
+    if (m < 0) s.a[idx] = mul_conj(s.a[idx], s.pa[-m]);
+  }
+  __syncwarp();
+  for (int idx = lane; idx < C; idx += 32) {
+    int l, m;
+    degree_order(idx, l, m);
+    cpx<T> acc{T(0), T(0)};
+    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, k, m), s.a[l * l + l + k], acc);
+    if (m > 0) acc = acc * s.pb[m];
+    if (m < 0) acc = mul_conj(acc, s.pb[-m]);
+    s.b[idx] = acc;
+  }
+  __syncwarp();
+  for (int idx = lane; idx < C; idx += 32) {
+    int l, m;
+    degree_order(idx, l, m);
+    cpx<T> acc{T(0), T(0)};
+    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, k, m), s.b[l * l + l + k], acc);
+    s.a[idx] = scale(acc, s.ir[l + 1]);
+  }
+  __syncwarp();
+  // z: b[n, m] = (-1)^m r^-n sum_{k=|m|}^{p-n} (n+k)! a[k, m]
+  for (int idx = lane; idx < C; idx += 32) {
+    int n, m;
+    degree_order(idx, n, m);
+    const int am = m < 0 ? -m : m;
+    cpx<T> acc{T(0), T(0)};
+    for (int k = am; k <= p - n; ++k) acc = fma(tab.fact[n + k], s.a[k * k + k + m], acc);
+    s.b[idx] = scale(acc, (m & 1) ? -s.ir[n] : s.ir[n]);
+  }
+  __syncwarp();
+  // back: a <- Dz(-beta) B b; out <- Dz(-alpha) B a
+  for (int idx = lane; idx < C; idx += 32) {
+    int l, m;
+    degree_order(idx, l, m);
+    cpx<T> acc{T(0), T(0)};
+    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, m, k), s.b[l * l + l + k], acc);
+    if (m > 0) acc = mul_conj(acc, s.pb[m]);
+    if (m < 0) acc = acc * s.pb[-m];
+    s.a[idx] = acc;
+  }
+  __syncwarp();
+  for (int idx = lane; idx < C; idx += 32) {
+    int l, m;
+    degree_order(idx, l, m);
+    cpx<T> acc{T(0), T(0)};
+    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, m, k), s.a[l * l + l + k], acc);
+    if (m > 0) acc = mul_conj(acc, s.pa[m]);
+    if (m < 0) acc = acc * s.pa[-m];
+    out[idx] = acc;
+  }
+  __syncwarp();
+}
+
+template <class T>
+__host__ __device__ constexpr std::size_t warp_smem_bytes(int p, int warps) {
+  const std::size_t tab = (std::size_t(swap_offset(p + 1)) + 2 * p + 1) * sizeof(T);
+  const std::size_t tab_rounded = (tab + sizeof(cpx<T>) - 1) / sizeof(cpx<T>) * sizeof(cpx<T>);
+  return tab_rounded + std::size_t(warps) * warp_scratch_elems<T>(p) * sizeof(cpx<T>);
+}
+
+template <class T, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32)
+    m2l_warp_kernel(const cpx<T>* __restrict__ multipoles, const T* __restrict__ deltas,
+                    cpx<T>* __restrict__ locals, std::int64_t num_pairs, int p) {
+  extern __shared__ __align__(16) unsigned char m2l_smem_raw[];
+  const int C = (p + 1) * (p + 1);
+  T* tb = reinterpret_cast<T*>(m2l_smem_raw);
+  const warp_tables<T> tab{tb, tb + swap_offset(p + 1)};
+  const std::size_t tab_bytes = (std::size_t(swap_offset(p + 1)) + 2 * p + 1) * sizeof(T);
+  cpx<T>* scratch_base = reinterpret_cast<cpx<T>*>(
+      m2l_smem_raw + (tab_bytes + sizeof(cpx<T>) - 1) / sizeof(cpx<T>) * sizeof(cpx<T>));
+  warp_load_tables(tab, p);
+  __syncthreads();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const warp_scratch<T> s = warp_scratch_at(scratch_base + warp * warp_scratch_elems<T>(p), p);
+  for (std::int64_t pair = std::int64_t(blockIdx.x) * WARPS + warp; pair < num_pairs;
+       pair += std::int64_t(gridDim.x) * WARPS) {
+    const cpx<T>* src = multipoles + pair * C;
+    for (int i = lane; i < C; i += 32) s.a[i] = src[i];
+    __syncwarp();
+    const T* d = deltas + 3 * pair;
+    warp_m2l(tab, s, p, d[0], d[1], d[2], locals + pair * C);
+  }
+}
+
+template <class T>
+void launch_warp(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                 std::int64_t num_pairs, cudaStream_t stream) {
+  constexpr int W = warp_schedule_warps;
+  auto kernel = m2l_warp_kernel<T, W>;
+  const std::size_t smem = warp_smem_bytes<T>(p, W);
+  ensure_dynamic_smem(kernel, smem);
+  const auto& lim = current_device_limits();
+  int per_sm = 0;
+  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, W * 32, smem));
+  const std::int64_t needed = (num_pairs + W - 1) / W;
+  const std::int64_t grid =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(needed, std::int64_t(lim.sm_count) *
+                                                                   std::max(per_sm, 1)));
+  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(multipoles, deltas, locals, num_pairs,
+                                                         p);
+  WHAM_CHECK_LAUNCH("m2l_warp_kernel");
+}
+
+}  // namespace wham::detail::m2l

@@ -1,0 +1,132 @@
+/// \file wham/m2l.cuh
+/// \brief The complex multipole-to-local (M2L) operator of the 3D Laplace FMM,
+/// pair-streaming form:
+///
+///     locals[i] = M2L_p(multipoles[i], deltas[i]),   i = 0..num_pairs-1
+///
+/// Convention (shared/specs/m2l.md): solidfmm's solid harmonics (Dehnen's
+/// normalisation, no Condon-Shortley phase), single-height truncation n + k <= p:
+///
+///     L_n^m = sum_{k=0}^{p-n} sum_{l=-k}^{k} (-1)^l M_k^l S_{n+k}^{m-l}(delta)
+///
+/// Layouts (row-major, contiguous):
+///   multipoles  [num_pairs][(p+1)^2] cuda::std::complex<T>, index(n, m) = n*n + n + m
+///   deltas      [num_pairs][3] T: target centre - source centre (x, y, z)
+///   locals      [num_pairs][(p+1)^2] cuda::std::complex<T>
+/// Coefficients are general complex (no conjugate symmetry is assumed). T is
+/// float or double; arithmetic is in T. Orders 0..20 in double, 0..16 in float
+/// (float holds 0! .. 34!; the swap matrices' entries grow like 2^l, so float
+/// accuracy degrades with p: about 1e-6 relative at p = 4, see the tests).
+///
+/// Displacements: a zero or non-finite delta is the caller's error. It is not
+/// checked (that would need a pass over device data); that pair's local comes out
+/// non-finite (every coefficient NaN or inf; an infinite but otherwise valid delta
+/// may instead give the limit 0 in some coefficients), every other pair is unaffected.
+///
+/// The kernel (the `automatic` path) rotates each multipole so that delta lies on
+/// z (Dehnen's swap matrices, compile-time constants in __constant__ memory, angle
+/// powers by complex multiplication), translates along z with one Hankel block per
+/// m, and rotates back, all on chip: O(p^3) per pair, no workspace.
+///
+/// \code
+///   // d_M, d_L: n * 36 cuda::std::complex<double>; d_delta: n * 3 double (p = 5)
+///   wham::m2l(d_M, d_delta, d_L, 5, n, stream);
+/// \endcode
+///
+/// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no
+/// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
+#pragma once
+
+#include <wham/detail/m2l/baselines.cuh>
+#include <wham/detail/m2l/fused.cuh>
+#include <wham/error.hpp>
+
+#include <cuda/std/complex>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace wham {
+
+/// Which schedule runs the operator.
+enum class m2l_path {
+  automatic,  ///< the fastest measured schedule for the order (tuning table in detail/m2l/fused.cuh)
+  thread,     ///< fused, one thread per pair, coefficients in registers or shared memory (p <= 12)
+  warp,       ///< fused, one warp per pair (any order)
+  direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
+};
+
+/// Highest order wham::m2l serves for T.
+template <class T>
+constexpr int m2l_max_order() {
+  return std::is_same_v<T, double> ? 20 : 16;
+}
+
+/// Number of complex coefficients of an order-p expansion.
+constexpr int m2l_num_coeffs(int p) { return (p + 1) * (p + 1); }
+
+/// locals[i] = M2L_p(multipoles[i], deltas[i]) for i < num_pairs (see the file comment).
+/// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
+/// \param deltas      device pointer, num_pairs * 3 values
+/// \param locals      device pointer, num_pairs * (p+1)^2 coefficients; must not overlap
+///                    multipoles or deltas
+/// \param p           order, 0..m2l_max_order<T>()
+/// \param num_pairs   >= 0 (0 enqueues nothing; the pointers may then be null)
+template <class T>
+void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::complex<T>* locals,
+         int p, std::int64_t num_pairs, cudaStream_t stream = 0,
+         m2l_path path = m2l_path::automatic) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "wham::m2l: T must be float or double");
+  detail::check_range("m2l", "p", p, 0, m2l_max_order<T>());
+  const std::int64_t C = m2l_num_coeffs(p);
+  // pair counts whose byte sizes, or whose thread grids, pass the 64-bit / grid limits
+  detail::check_range("m2l", "num_pairs", num_pairs, 0,
+                      std::min<std::int64_t>(INT64_MAX / (C * 2 * std::int64_t(sizeof(T))),
+                                             std::int64_t(0x7fffffff) * 32));
+  if (num_pairs == 0) return;
+  detail::check_not_null("m2l", "multipoles", multipoles);
+  detail::check_not_null("m2l", "deltas", deltas);
+  detail::check_not_null("m2l", "locals", locals);
+  {
+    const auto lo = reinterpret_cast<std::uintptr_t>(locals);
+    const auto hi = lo + std::uintptr_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
+    const auto mlo = reinterpret_cast<std::uintptr_t>(multipoles);
+    const auto mhi = mlo + std::uintptr_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
+    const auto dlo = reinterpret_cast<std::uintptr_t>(deltas);
+    const auto dhi = dlo + std::uintptr_t(num_pairs * 3) * sizeof(T);
+    if ((lo < mhi && mlo < hi) || (lo < dhi && dlo < hi)) {
+      detail::throw_invalid_argument("m2l", "locals", "an overlapping range",
+                                     "a buffer apart from multipoles and deltas");
+    }
+  }
+  using detail::m2l::cpx;
+  const auto* M = reinterpret_cast<const cpx<T>*>(multipoles);
+  auto* L = reinterpret_cast<cpx<T>*>(locals);
+  if (path == m2l_path::automatic) {
+    path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread : m2l_path::warp;
+  }
+  switch (path) {
+    case m2l_path::thread:
+      if (p > detail::m2l::thread_max_order) {
+        detail::throw_invalid_argument(
+            "m2l", "p", p,
+            "0.." + std::to_string(detail::m2l::thread_max_order) + " for m2l_path::thread");
+      }
+      detail::m2l::launch_thread<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case m2l_path::warp:
+      detail::m2l::launch_warp<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case m2l_path::direct:
+      detail::m2l::launch_direct<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    default:
+      detail::throw_invalid_argument("m2l", "path", int(path), "an m2l_path value");
+  }
+}
+
+}  // namespace wham

@@ -1,0 +1,236 @@
+// Every M2L path on the GPU against the double host reference (direct O(p^4) form).
+#include <wham/m2l.cuh>
+#include <wham/reference/m2l.hpp>
+
+#include "catch.hpp"
+#include "device_buffer.cuh"
+#include "test_util.hpp"
+
+#include <cuda/std/complex>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ref = wham::reference;
+
+namespace {
+
+enum class path_kind { thread, warp, direct, materialised };
+
+const char* name(path_kind k) {
+  switch (k) {
+    case path_kind::thread: return "thread";
+    case path_kind::warp: return "warp";
+    case path_kind::direct: return "direct";
+    default: return "materialised";
+  }
+}
+
+/// Relative-error bound per type and order (spec: f64 1e-12 to p = 12, 1e-10 above;
+/// f32 1e-4 to p = 8). Above p = 8 in float we check that the error stays within
+/// 1e-4 * 4^(p-8) (the swap matrices' entries grow like 2^l; measured on the H200).
+template <class T>
+double tolerance(int p) {
+  if (std::is_same_v<T, double>) return p <= 12 ? 1e-12 : 1e-10;
+  return p <= 8 ? 1e-4 : 1e-4 * std::pow(4.0, p - 8);
+}
+
+/// Random inputs for one (p, num_pairs): general complex multipoles (not conjugate-
+/// symmetric), deltas with |delta| in [1, 3], every 4th on the +z or -z axis and every
+/// 4th (offset 1) with tiny x, y.
+template <class T>
+struct inputs {
+  int p = -1;
+  std::int64_t n = 0;
+  std::vector<cuda::std::complex<T>> M;
+  std::vector<T> d;
+};
+
+template <class T>
+const inputs<T>& make_inputs(int p, std::int64_t n) {
+  static inputs<T> cache;  // the last one: the path varies fastest in the generators
+  if (cache.p == p && cache.n == n) return cache;
+  cache.p = p;
+  cache.n = n;
+  const std::size_t C = std::size_t(p + 1) * (p + 1);
+  auto gen = wham_test::rng(std::uint64_t(p) * 1000003 + std::uint64_t(n) + sizeof(T));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  cache.M.resize(C * n);
+  for (auto& v : cache.M) v = {T(u(gen)), T(u(gen))};
+  cache.d.resize(3 * n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    double x = u(gen), y = u(gen), z = u(gen);
+    const double len = std::sqrt(x * x + y * y + z * z) + 1e-30;
+    const double r = 1.0 + (u(gen) + 1.0);
+    x *= r / len;
+    y *= r / len;
+    z *= r / len;
+    if (i % 4 == 0) {
+      x = y = 0.0;
+      z = (i % 8 == 0) ? r : -r;
+    } else if (i % 4 == 1) {
+      x = 1e-7 * u(gen);
+      y = 1e-7 * u(gen);
+    }
+    cache.d[3 * i] = T(x);
+    cache.d[3 * i + 1] = T(y);
+    cache.d[3 * i + 2] = T(z);
+  }
+  return cache;
+}
+
+template <class T>
+void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std::complex<T>* L,
+              int p, std::int64_t n) {
+  switch (k) {
+    case path_kind::thread: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread); break;
+    case path_kind::warp: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp); break;
+    case path_kind::direct: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct); break;
+    case path_kind::materialised: {
+      wham_test::device_buffer<unsigned char> work(
+          wham::detail::m2l::materialised_workspace_bytes<T>(p, n));
+      using C = wham::detail::m2l::cpx<T>;
+      wham::detail::m2l::launch_materialised<T>(p, reinterpret_cast<const C*>(M), d,
+                                                reinterpret_cast<C*>(L), n, work.data(), 0);
+      WHAM_TEST_CUDA(cudaDeviceSynchronize());
+      break;
+    }
+  }
+}
+
+bool print_errors() {
+  const char* e = std::getenv("WHAM_M2L_PRINT");
+  return e != nullptr && e[0] == '1';
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", float, double) {
+  using T = TestType;
+  const int p = GENERATE(0, 1, 2, 3, 4, 5, 8, 12, 16, 20);
+  const std::int64_t n = GENERATE(1, 7, 1000, 100000);
+  const path_kind k = GENERATE(path_kind::thread, path_kind::warp, path_kind::direct,
+                               path_kind::materialised);
+  if (p > wham::m2l_max_order<T>()) return;
+  if (k == path_kind::thread && p > wham::detail::m2l::thread_max_order) return;
+  const std::size_t C = std::size_t(p + 1) * (p + 1);
+  // the materialised baseline's workspace: at most 2 GB here
+  if (k == path_kind::materialised &&
+      wham::detail::m2l::materialised_workspace_bytes<T>(p, n) > (std::size_t(2) << 30)) {
+    return;
+  }
+  if (wham_test::reduced() && (n > 1000 || p > 12 || (p > 5 && n > 7))) return;
+  const auto& in = make_inputs<T>(p, n);
+  CAPTURE(p, n, name(k), wham_test::seed());
+
+  wham_test::device_buffer<cuda::std::complex<T>> dM(in.M), dL(C * n);
+  wham_test::device_buffer<T> dd(in.d);
+  dL.poison();
+  run_path<T>(k, dM.data(), dd.data(), dL.data(), p, n);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = dL.download();
+
+  // The reference on every pair up to 1000 pairs, else on 1000 pairs spread over the
+  // batch (first, last, and a stride through the middle); NaN anywhere in the whole
+  // output fails too (the poison).
+  bool all_finite = true;
+  for (const auto& v : got) all_finite = all_finite && std::isfinite(v.real()) && std::isfinite(v.imag());
+  CHECK(all_finite);
+  const std::int64_t checked = std::min<std::int64_t>(n, p >= 12 ? 300 : 1000);
+  std::vector<std::complex<double>> out, want;
+  out.reserve(checked * C);
+  want.reserve(checked * C);
+  for (std::int64_t j = 0; j < checked; ++j) {
+    const std::int64_t i = checked == n ? j : (j == checked - 1 ? n - 1 : j * (n / checked));
+    std::vector<ref::m2l_complex> M(C);
+    for (std::size_t c = 0; c < C; ++c) M[c] = {in.M[i * C + c].real(), in.M[i * C + c].imag()};
+    const double d[3] = {in.d[3 * i], in.d[3 * i + 1], in.d[3 * i + 2]};
+    const auto L = ref::m2l_direct(p, M.data(), d);
+    for (std::size_t c = 0; c < C; ++c) {
+      want.push_back(L[c]);
+      out.push_back({double(got[i * C + c].real()), double(got[i * C + c].imag())});
+    }
+  }
+  const double err = wham_test::relative_error(out.data(), want.data(), out.size());
+  if (print_errors()) {
+    std::printf("M2LERR %s p=%d n=%lld path=%s err=%.3e\n",
+                std::is_same_v<T, double> ? "double" : "float", p, (long long)n, name(k), err);
+  }
+  CAPTURE(err, tolerance<T>(p));
+  REQUIRE(err <= tolerance<T>(p));
+}
+
+TEMPLATE_TEST_CASE("m2l: zero and non-finite displacements", "[m2l][gpu]", float, double) {
+  using T = TestType;
+  const int p = GENERATE(0, 1, 4, 12);
+  const path_kind k = GENERATE(path_kind::thread, path_kind::warp, path_kind::direct);
+  CAPTURE(p, name(k), wham_test::seed());
+  const std::int64_t n = 6;
+  const std::size_t C = std::size_t(p + 1) * (p + 1);
+  auto gen = wham_test::rng(77 + p);
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  std::vector<cuda::std::complex<T>> M(C * n);
+  for (auto& v : M) v = {T(u(gen)), T(u(gen))};
+  const T inf = INFINITY, nan = NAN;
+  // pairs: 0 good, 1 zero, 2 good, 3 NaN, 4 inf, 5 good
+  std::vector<T> d = {T(1), T(2), T(-1), 0, 0, 0, T(0.5), T(-1.5), T(2), nan, T(1), T(1),
+                      inf, T(1), T(1), T(-2), T(0), T(0.25)};
+  wham_test::device_buffer<cuda::std::complex<T>> dM(M), dL(C * n);
+  wham_test::device_buffer<T> dd(d);
+  dL.poison();
+  run_path<T>(k, dM.data(), dd.data(), dL.data(), p, n);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = dL.download();
+  auto finite = [](cuda::std::complex<T> v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); };
+  for (int i : {0, 2, 5}) {
+    std::vector<ref::m2l_complex> Mi(C);
+    for (std::size_t c = 0; c < C; ++c) Mi[c] = {M[i * C + c].real(), M[i * C + c].imag()};
+    const double di[3] = {d[3 * i], d[3 * i + 1], d[3 * i + 2]};
+    const auto L = ref::m2l_direct(p, Mi.data(), di);
+    CAPTURE(i);
+    REQUIRE(wham_test::relative_error(got.data() + i * C, L.data(), C) <= tolerance<T>(p));
+  }
+  for (std::size_t c = 0; c < C; ++c) {
+    CAPTURE(c);
+    CHECK_FALSE(finite(got[1 * C + c]));  // zero delta: every coefficient non-finite
+    CHECK_FALSE(finite(got[3 * C + c]));  // NaN: every coefficient non-finite
+    const auto v = got[4 * C + c];        // inf: non-finite or the limit 0
+    CHECK((!finite(v) || (v.real() == T(0) && v.imag() == T(0))));
+  }
+}
+
+TEST_CASE("m2l: argument checks", "[m2l][gpu]") {
+  wham_test::device_buffer<cuda::std::complex<double>> M(36 * 4), L(36 * 4);
+  wham_test::device_buffer<double> d(12);
+  using wham::m2l;
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), -1, 4), wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 21, 4), wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 5, -1), wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 5, INT64_MAX / 100), wham::error);
+  CHECK_THROWS_AS(m2l(static_cast<const cuda::std::complex<double>*>(nullptr), d.data(),
+                      L.data(), 5, 4),
+                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), static_cast<const double*>(nullptr), L.data(), 5, 4),
+                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), static_cast<cuda::std::complex<double>*>(nullptr), 5, 4),
+                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), M.data(), 5, 4), wham::error);  // overlap
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::thread),
+                  wham::error);
+  wham_test::device_buffer<cuda::std::complex<float>> Mf(289), Lf(289);
+  wham_test::device_buffer<float> df(3);
+  CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 17, 1), wham::error);
+  CHECK_NOTHROW(m2l(Mf.data(), df.data(), Lf.data(), 16, 0));  // empty: nothing enqueued
+  try {
+    m2l(M.data(), d.data(), L.data(), 21, 4);
+  } catch (const wham::error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("p = 21") != std::string::npos);
+    CHECK(what.find("0..20") != std::string::npos);
+  }
+}
