@@ -9,7 +9,9 @@
 ///   input.load<E>(g0, v)          fills v with the E contiguous elements whose
 ///                                 flat index (segment * 2^LogN + x) starts at g0
 ///   output.store<E>(g0, v, scale) writes them, multiplied by scale
-/// g0 is always a multiple of E. Segments are contiguous, so a row of 2^n split
+/// g0 is always a multiple of E; E is a power of two, and the store's E need not
+/// be the load's (the last shared-memory pass stores single elements, E = 1, so
+/// that neighbouring lanes write neighbouring elements). Segments are contiguous, so a row of 2^n split
 /// into 2^(n - LogN) segments is addressed by the same flat index (the Kronecker
 /// path's first stage uses exactly that).
 #pragma once
@@ -55,45 +57,72 @@ struct stored_output {
 };
 
 /// Launch shape of the fused schedule for a value type and segment length.
+/// Each thread holds E contiguous elements (256 bytes of registers for complex128,
+/// E = 32 for 8-byte types, 64 for float): the first log2(E) butterfly stages run
+/// in registers, and every round trip through shared memory does another log2(E),
+/// so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  // Two 16-byte vectors per thread at small sizes; more once 1024 threads
-  // cannot cover the segment.
-  static constexpr int e0 = 32 / static_cast<int>(sizeof(V));
-  static constexpr int e_min = e0 > n / 1024 ? e0 : n / 1024;
+  static constexpr int e_pref = sizeof(V) >= 16 ? 16 : (sizeof(V) >= 8 ? 32 : 64);
+  static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
+  static constexpr int log_items = ilog2(items);
   static constexpr int threads_per_segment = n / items;
+  /// Largest block (several segments per block for short segments).
   static constexpr int threads = threads_per_segment >= 256 ? threads_per_segment : 256;
   static constexpr int segments_per_block = threads / threads_per_segment;
-  static constexpr std::size_t smem_bytes = std::size_t(segments_per_block) * n * sizeof(V);
+  static constexpr bool uses_smem = LogN > log_items;
+  /// Segment stride in shared memory: padded by TPS when several segments share
+  /// a bank window, so that neighbouring segments start in different banks.
+  static constexpr int stride = threads_per_segment < 32 ? n + threads_per_segment : n;
+  static constexpr std::size_t smem_bytes =
+      uses_smem ? std::size_t(segments_per_block) * stride * sizeof(V) : 0;
 };
 
-/// One pass of the shared-memory schedule: transforms index bits [B, B + G).
+/// Shared-memory position of element x of a segment: the low log2(E) bits are
+/// XOR-swizzled with the next log2(E), so that the contiguous per-thread layout
+/// (thread t at t * E + j) and the strided pass layouts are both bank-conflict free.
+template <int LogE>
+__device__ __forceinline__ unsigned swizzle(unsigned x) {
+  return x ^ ((x >> LogE) & ((1u << LogE) - 1u));
+}
+
+/// One round trip of the shared-memory schedule: transforms index bits [B, B + G).
 /// Register j = r * 2^G + g of thread t holds x = low(o) | g << B | high(o) << (B + G)
-/// with o = r * TPS + t, so neighbouring lanes touch neighbouring words.
-template <int B, int LogN, int LogE, int TPS, class V, int E>
-__device__ __forceinline__ void smem_passes(V* seg, int t, V (&v)[E]) {
-  if constexpr (B < LogN) {
-    constexpr int G = (LogN - B < LogE) ? LogN - B : LogE;
-    constexpr int R = E >> G;
-    constexpr unsigned low_mask = (1u << B) - 1u;
-    unsigned xs[E];
+/// with o = r * TPS + t, so neighbouring lanes touch neighbouring words. The last
+/// pass stores straight from registers to global memory (neighbouring lanes write
+/// neighbouring elements).
+template <int B, int LogN, int LogE, int TPS, class V, int E, class Output>
+__device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Output& output,
+                                             std::int64_t g_seg, bool active,
+                                             real_t<V> scale) {
+  constexpr int G = (LogN - B < LogE) ? LogN - B : LogE;
+  constexpr int R = E >> G;
+  constexpr unsigned low_mask = (1u << B) - 1u;
+  unsigned xs[E];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const unsigned o = static_cast<unsigned>(r * TPS + t);
+  for (int r = 0; r < R; ++r) {
+    const unsigned o = static_cast<unsigned>(r * TPS + t);
 #pragma unroll
-      for (int g = 0; g < (1 << G); ++g) {
-        xs[r * (1 << G) + g] = (o & low_mask) | (unsigned(g) << B) | ((o >> B) << (B + G));
-      }
+    for (int g = 0; g < (1 << G); ++g) {
+      xs[r * (1 << G) + g] = (o & low_mask) | (unsigned(g) << B) | ((o >> B) << (B + G));
     }
+  }
 #pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = seg[xs[j]];
-    register_butterflies<G>(v);
+  for (int j = 0; j < E; ++j) v[j] = seg[swizzle<LogE>(xs[j])];
+  register_butterflies<G>(v);
+  if constexpr (B + G < LogN) {
 #pragma unroll
-    for (int j = 0; j < E; ++j) seg[xs[j]] = v[j];
+    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
     __syncthreads();
-    smem_passes<B + G, LogN, LogE, TPS>(seg, t, v);
+    fused_passes<B + G, LogN, LogE, TPS>(seg, t, v, output, g_seg, active, scale);
+  } else if (active) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      const V one[1] = {v[j]};
+      output.template store<1>(g_seg + xs[j], one, scale);
+    }
   }
 }
 
@@ -103,35 +132,35 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads)
   using shape = fused_shape<V, LogN>;
   constexpr int N = shape::n;
   constexpr int E = shape::items;
-  constexpr int LogE = ilog2(E);
+  constexpr int LogE = shape::log_items;
   constexpr int TPS = shape::threads_per_segment;
 
   const int t = static_cast<int>(threadIdx.x) % TPS;
   const int s_local = static_cast<int>(threadIdx.x) / TPS;
-  const std::int64_t segment = std::int64_t(blockIdx.x) * shape::segments_per_block + s_local;
+  const int segments_here = static_cast<int>(blockDim.x) / TPS;
+  const std::int64_t segment = std::int64_t(blockIdx.x) * segments_here + s_local;
   const bool active = segment < num_segments;
-  const std::int64_t g0 = segment * N + std::int64_t(t) * E;
+  const std::int64_t g_seg = segment * N;
 
   V v[E];
   if (active) {
-    input.template load<E>(g0, v);
+    input.template load<E>(g_seg + std::int64_t(t) * E, v);
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j) v[j] = V(0);
   }
   register_butterflies<LogE>(v);
 
-  if constexpr (LogN > LogE) {
+  if constexpr (shape::uses_smem) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    V* seg = reinterpret_cast<V*>(smem_raw) + s_local * N;
+    V* seg = reinterpret_cast<V*>(smem_raw) + s_local * shape::stride;
 #pragma unroll
-    for (int j = 0; j < E; ++j) seg[t * E + j] = v[j];
+    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(unsigned(t * E + j))] = v[j];
     __syncthreads();
-    smem_passes<LogE, LogN, LogE, TPS>(seg, t, v);
-#pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = seg[t * E + j];
+    fused_passes<LogE, LogN, LogE, TPS>(seg, t, v, output, g_seg, active, scale);
+  } else {
+    if (active) output.template store<E>(g_seg, v, scale);
   }
-  if (active) output.template store<E>(g0, v, scale);
 }
 
 /// Largest segment the fused schedule serves for V on the current device.
@@ -148,17 +177,22 @@ template <class V, int LogN, class Input, class Output>
 inline void launch_fused_n(Input input, Output output, std::int64_t num_segments,
                            real_t<V> scale, cudaStream_t stream) {
   using shape = fused_shape<V, LogN>;
-  const std::int64_t blocks =
-      (num_segments + shape::segments_per_block - 1) / shape::segments_per_block;
+  // Several segments per block for short segments, but never so many that the
+  // grid leaves SMs idle at small batch.
+  const std::int64_t sms = current_device_limits().sm_count;
+  std::int64_t spb = num_segments / sms;
+  spb = spb < 1 ? 1 : (spb > shape::segments_per_block ? shape::segments_per_block : spb);
+  const std::int64_t blocks = (num_segments + spb - 1) / spb;
   if (blocks > 0x7fffffff) {
     throw_invalid_argument("fwht", "number of segments", num_segments,
                            "at most 2^31 - 1 thread blocks of segments");
   }
   auto kernel = fused_kernel<V, LogN, Input, Output>;
-  const std::size_t smem = LogN > ilog2(shape::items) ? shape::smem_bytes : 0;
-  ensure_dynamic_smem(kernel, smem);
-  kernel<<<static_cast<unsigned>(blocks), shape::threads, smem, stream>>>(input, output,
-                                                                          num_segments, scale);
+  const std::size_t smem =
+      shape::uses_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
+  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(spb * shape::threads_per_segment),
+           smem, stream>>>(input, output, num_segments, scale);
   WHAM_CHECK_LAUNCH("wham::detail::wht::fused_kernel");
 }
 

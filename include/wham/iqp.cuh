@@ -1,0 +1,241 @@
+/// \file wham/iqp.cuh
+/// \brief The IQP encoder: batches of real feature vectors to IQP states.
+///
+/// n qubits, basis index x in [0, 2^n); qubit i is bit i of x (least significant
+/// first, as Apache Mahout QDP numbers them). Per sample, real parameters:
+///
+///   iqp_variant::iqp_z  n values            a_0 .. a_{n-1}
+///   iqp_variant::iqp    n + n(n-1)/2 values a_0 .. a_{n-1}, then J_ij for i < j in
+///                                           the order (0,1), (0,2), ..., (0,n-1), (1,2), ..., (n-2,n-1)
+///
+///   theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j
+///   amp[k]   = 2^-n sum_x exp(i theta(x)) (-1)^popcount(x & k)
+///
+/// i.e. H^n diag(exp(i theta)) H^n |0>: norm 1, and all-zero parameters give |0>.
+///
+/// Layouts: parameters row-major `[batch][iqp_num_params(n, variant)]`, `float` or
+/// `double`; states batch-major `[batch][2^n]`, interleaved complex
+/// (`cuda::std::complex<float>` or `cuda::std::complex<double>`), the output
+/// precision chosen independently of the parameters'. 1 <= n <= 30, batch >= 1.
+/// Phases are formed in double whatever the types, so complex64 output stays
+/// within 1e-5 (relative, per sample) at |theta| of thousands of radians.
+///
+/// \code
+///   #include <wham/iqp.cuh>
+///   using C = cuda::std::complex<float>;
+///   const int n = 12;
+///   const std::int64_t batch = 64;
+///   const auto variant = wham::iqp_variant::iqp;
+///   // d_params: batch * wham::iqp_num_params(n, variant) doubles on the device
+///   wham::iqp_size<C> size(n, batch);          // amplitudes and bytes, overflow-checked
+///   C* d_states = nullptr;
+///   cudaMalloc(&d_states, size.bytes);
+///   wham::iqp_encode(d_params, d_states, n, batch, variant, stream);
+/// \endcode
+///
+/// Paths (`iqp_path`): `fused` keeps a whole state on chip (one block per sample,
+/// several samples per block at small n): phases generated in registers, every
+/// butterfly stage in registers and shared memory, the 2^-n scale folded into the
+/// one write; it serves n <= iqp_fused_max_qubits<Out>() (on an H200: 13 for
+/// complex128, 14 for complex64). `kronecker` is the large-n schedule
+/// (wham/detail/wht/kronecker.cuh). `baseline` writes the phases, then runs one
+/// global-memory butterfly launch per stage (n + 1 launches; any n). `automatic`
+/// picks fused when the state fits on chip, else kronecker where it serves n,
+/// else baseline. Device limits are looked up once per device and cached.
+///
+/// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no
+/// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/iqp/phase.cuh>
+#include <wham/detail/wht/baseline.cuh>
+#include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/kronecker.cuh>
+#include <wham/error.hpp>
+
+#include <cuda/std/complex>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace wham {
+
+/// Which IQP circuit: with pair couplings (`iqp`) or single-qubit phases only (`iqp_z`).
+enum class iqp_variant { iqp, iqp_z };
+
+/// Which schedule runs the encoder.
+enum class iqp_path {
+  automatic,  ///< fused when the state fits on chip, else kronecker (where it serves), else baseline
+  fused,      ///< whole state on chip; throws for n > iqp_fused_max_qubits<Out>()
+  kronecker,  ///< the large-n schedule; throws where it does not serve n
+  baseline,   ///< phase launch + one global-memory launch per butterfly stage
+};
+
+/// Real parameters per sample: n (iqp_z) or n + n(n-1)/2 (iqp). Throws for n outside 1..30.
+inline std::int64_t iqp_num_params(int num_qubits, iqp_variant variant) {
+  detail::check_range("iqp_num_params", "num_qubits", num_qubits, 1, 30);
+  const std::int64_t n = num_qubits;
+  return variant == iqp_variant::iqp ? n + n * (n - 1) / 2 : n;
+}
+
+/// Size of `batch` states of n qubits in element type Out: amplitudes and bytes,
+/// overflow-checked (throws wham::error for n outside 1..30, batch < 1, or a byte
+/// count that does not fit in int64).
+template <class Out>
+struct iqp_size {
+  std::int64_t amplitudes = 0;
+  std::size_t bytes = 0;
+  iqp_size(int num_qubits, std::int64_t batch) {
+    detail::check_range("iqp_size", "num_qubits", num_qubits, 1, 30);
+    const std::int64_t max_batch = (INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits;
+    detail::check_range("iqp_size", "batch", batch, 1, max_batch);
+    amplitudes = batch << num_qubits;
+    bytes = static_cast<std::size_t>(amplitudes) * sizeof(Out);
+  }
+};
+
+namespace detail::iqp {
+
+/// Compiled ceiling of the fused path per output type (the H200's 227 KB of
+/// shared memory per block hold 2^14 complex64 or 2^13 complex128 amplitudes).
+template <class V>
+inline constexpr int fused_compiled_max = sizeof(V) >= 16 ? 13 : 14;
+
+template <class V>
+inline int fused_max_qubits() {
+  const int dev = wht::fused_max_log_n<V>();
+  return dev < fused_compiled_max<V> ? dev : fused_compiled_max<V>;
+}
+
+template <class V, class Input, class Output>
+inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
+                         wht::real_t<V> scale, cudaStream_t stream) {
+  switch (n) {
+#define WHAM_IQP_FUSED_CASE(L)                                                    \
+  case L:                                                                         \
+    if constexpr (L <= fused_compiled_max<V>) {                                   \
+      return wht::launch_fused_n<V, L>(input, output, batch, scale, stream);      \
+    }                                                                             \
+    break;
+    WHAM_IQP_FUSED_CASE(1)
+    WHAM_IQP_FUSED_CASE(2)
+    WHAM_IQP_FUSED_CASE(3)
+    WHAM_IQP_FUSED_CASE(4)
+    WHAM_IQP_FUSED_CASE(5)
+    WHAM_IQP_FUSED_CASE(6)
+    WHAM_IQP_FUSED_CASE(7)
+    WHAM_IQP_FUSED_CASE(8)
+    WHAM_IQP_FUSED_CASE(9)
+    WHAM_IQP_FUSED_CASE(10)
+    WHAM_IQP_FUSED_CASE(11)
+    WHAM_IQP_FUSED_CASE(12)
+    WHAM_IQP_FUSED_CASE(13)
+    WHAM_IQP_FUSED_CASE(14)
+#undef WHAM_IQP_FUSED_CASE
+    default:
+      break;
+  }
+  throw_invalid_argument("iqp_encode", "num_qubits (fused path)", n,
+                         "1.." + std::to_string(fused_compiled_max<V>));
+}
+
+}  // namespace detail::iqp
+
+/// Largest n the fused path serves for output type Out on the current device.
+template <class Out>
+inline int iqp_fused_max_qubits() {
+  return detail::iqp::fused_max_qubits<Out>();
+}
+
+/// The path `automatic` resolves to for n qubits and output type Out on the current device.
+template <class Out>
+inline iqp_path iqp_automatic_path(int num_qubits) {
+  if (num_qubits <= iqp_fused_max_qubits<Out>()) return iqp_path::fused;
+  return detail::wht::kronecker_serves<Out>(num_qubits) ? iqp_path::kronecker
+                                                        : iqp_path::baseline;
+}
+
+/// Whether `path` serves n qubits with output type Out on the current device.
+template <class Out>
+inline bool iqp_path_serves(iqp_path path, int num_qubits) {
+  if (num_qubits < 1 || num_qubits > 30) return false;
+  switch (path) {
+    case iqp_path::automatic:
+    case iqp_path::baseline:
+      return true;
+    case iqp_path::fused:
+      return num_qubits <= iqp_fused_max_qubits<Out>();
+    case iqp_path::kronecker:
+      return detail::wht::kronecker_serves<Out>(num_qubits);
+  }
+  return false;
+}
+
+/// Encodes `batch` samples into IQP states (see the file comment for the layouts).
+/// \param params      device pointer, batch * iqp_num_params(num_qubits, variant) values
+/// \param states      device pointer, iqp_size<Out>(num_qubits, batch).amplitudes values
+/// \param num_qubits  1..30
+/// \param batch       >= 1
+/// \param variant     iqp (with pair couplings) or iqp_z
+/// \param stream      the stream the work is enqueued on
+/// \param path        schedule (default: automatic)
+template <class Param, class Out>
+void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t batch,
+                iqp_variant variant, cudaStream_t stream = 0,
+                iqp_path path = iqp_path::automatic) {
+  static_assert(std::is_same_v<Param, float> || std::is_same_v<Param, double>,
+                "wham::iqp_encode: parameters must be float or double");
+  static_assert(std::is_same_v<Out, cuda::std::complex<float>> ||
+                    std::is_same_v<Out, cuda::std::complex<double>>,
+                "wham::iqp_encode: states must be cuda::std::complex<float|double>");
+  detail::check_range("iqp_encode", "num_qubits", num_qubits, 1, 30);
+  if (variant != iqp_variant::iqp && variant != iqp_variant::iqp_z) {
+    detail::throw_invalid_argument("iqp_encode", "variant", static_cast<long long>(variant),
+                                   "iqp_variant::iqp or iqp_variant::iqp_z");
+  }
+  const std::int64_t per_sample = iqp_num_params(num_qubits, variant);
+  detail::check_range("iqp_encode", "batch", batch, 1,
+                      std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
+                                             INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
+  detail::check_not_null("iqp_encode", "params", params);
+  detail::check_not_null("iqp_encode", "states", states);
+
+  using V = Out;
+  using R = detail::wht::real_t<V>;
+  const R scale = static_cast<R>(std::ldexp(1.0, -num_qubits));
+  const detail::iqp::phase_input<Param, V> input{params, per_sample, num_qubits,
+                                                 variant == iqp_variant::iqp};
+  const detail::wht::stored_output<Out, V> output{states};
+
+  if (path == iqp_path::automatic) path = iqp_automatic_path<Out>(num_qubits);
+  switch (path) {
+    case iqp_path::fused: {
+      const int max_fused = iqp_fused_max_qubits<Out>();
+      if (num_qubits > max_fused) {
+        detail::throw_invalid_argument(
+            "iqp_encode", "num_qubits", num_qubits,
+            "1.." + std::to_string(max_fused) + " for the fused path with this output type on this device");
+      }
+      return detail::iqp::launch_fused<V>(num_qubits, batch, input, output, scale, stream);
+    }
+    case iqp_path::kronecker:
+      if (!detail::wht::kronecker_serves<V>(num_qubits)) {
+        detail::throw_invalid_argument("iqp_encode", "num_qubits", num_qubits,
+                                       "a qubit count the kronecker path serves on this device");
+      }
+      return detail::wht::launch_kronecker<V>(num_qubits, batch, input, output, scale, stream);
+    case iqp_path::baseline:
+      return detail::wht::launch_baseline<V>(num_qubits, batch, input, output, scale, stream);
+    default:
+      detail::throw_invalid_argument("iqp_encode", "path", static_cast<long long>(path),
+                                     "automatic, fused, kronecker or baseline");
+  }
+}
+
+}  // namespace wham

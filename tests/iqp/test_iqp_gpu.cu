@@ -1,0 +1,219 @@
+// The IQP encoder on the GPU against the double host reference: every path
+// that serves n, both output types, both parameter types, both variants.
+#include <wham/iqp.cuh>
+#include <wham/reference/iqp.hpp>
+
+#include "catch.hpp"
+#include "device_buffer.cuh"
+#include "test_util.hpp"
+
+#include <cuda/std/complex>
+
+#include <complex>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+template <class Out>
+double tolerance() {
+  return std::is_same_v<Out, cuda::std::complex<float>> ? 1e-5 : 1e-12;
+}
+
+const char* path_name(wham::iqp_path p) {
+  switch (p) {
+    case wham::iqp_path::automatic: return "automatic";
+    case wham::iqp_path::fused: return "fused";
+    case wham::iqp_path::kronecker: return "kronecker";
+    case wham::iqp_path::baseline: return "baseline";
+  }
+  return "?";
+}
+
+/// Row kinds: 0 random in [-1, 1], 1 all zeros, 2 large (|a|, |J| up to 10).
+template <class P>
+std::vector<P> random_params(std::mt19937_64& gen, int n, std::int64_t batch,
+                             wham::iqp_variant variant) {
+  const std::int64_t per = wham::iqp_num_params(n, variant);
+  std::vector<P> p(static_cast<std::size_t>(per * batch));
+  std::uniform_real_distribution<double> small(-1.0, 1.0), large(-10.0, 10.0);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const int kind = batch == 1 ? 2 : static_cast<int>(b % 3);
+    for (std::int64_t i = 0; i < per; ++i) {
+      p[static_cast<std::size_t>(b * per + i)] =
+          kind == 1 ? P(0) : P(kind == 0 ? small(gen) : large(gen));
+    }
+  }
+  return p;
+}
+
+template <class P, class Out>
+void check_against_reference(int n, std::int64_t batch, wham::iqp_variant variant,
+                             wham::iqp_path path) {
+  CAPTURE(n, batch, path_name(path), variant == wham::iqp_variant::iqp, wham_test::seed());
+  auto gen = wham_test::rng(std::uint64_t(n) * 100000 + std::uint64_t(batch) * 10 +
+                            std::uint64_t(path) * 3 + std::uint64_t(variant));
+  const auto params = random_params<P>(gen, n, batch, variant);
+  wham_test::device_buffer<P> d_params(params);
+  const wham::iqp_size<Out> size(n, batch);
+  wham_test::device_buffer<Out> d_states(static_cast<std::size_t>(size.amplitudes));
+  d_states.poison();
+  wham::iqp_encode(d_params.data(), d_states.data(), n, batch, variant, 0, path);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = d_states.download();
+
+  const bool pairs = variant == wham::iqp_variant::iqp;
+  const std::size_t dim = std::size_t(1) << n;
+  const std::int64_t per = wham::iqp_num_params(n, variant);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    CAPTURE(b);
+    const auto ref = wham::reference::iqp_state(params.data() + b * per, n, pairs);
+    REQUIRE(wham_test::relative_error(got.data() + b * dim, ref.data(), dim) <= tolerance<Out>());
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]",
+                   (std::tuple<float, cuda::std::complex<float>>),
+                   (std::tuple<double, cuda::std::complex<float>>),
+                   (std::tuple<float, cuda::std::complex<double>>),
+                   (std::tuple<double, cuda::std::complex<double>>)) {
+  using P = std::tuple_element_t<0, TestType>;
+  using Out = std::tuple_element_t<1, TestType>;
+  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::fused,
+                                       wham::iqp_path::kronecker, wham::iqp_path::baseline);
+  const int n = GENERATE(range(1, 21));
+  const std::int64_t batch = GENERATE(1, 3, 64, 257);
+  const wham::iqp_variant variant = GENERATE(wham::iqp_variant::iqp, wham::iqp_variant::iqp_z);
+  if (!wham::iqp_path_serves<Out>(path, n)) return;
+  const int max_n = path == wham::iqp_path::baseline ? 20 : 16;
+  if (n > max_n) return;
+  // Keep the host reference affordable: the large batches at the small n only.
+  if (n > 12 && batch > 3) return;
+  if (n > 16 && batch > 1) return;
+  if (wham_test::reduced() && (n > 8 || batch > 64)) return;
+  check_against_reference<P, Out>(n, batch, variant, path);
+}
+
+TEST_CASE("iqp_encode: row b of a batch equals a single-sample encode of row b", "[iqp][gpu]") {
+  using Out = cuda::std::complex<double>;
+  const int n = GENERATE(3, 10, 13);
+  const wham::iqp_path path = GENERATE(wham::iqp_path::fused, wham::iqp_path::baseline);
+  if (!wham::iqp_path_serves<Out>(path, n)) return;
+  const std::int64_t batch = 37;
+  CAPTURE(n, path_name(path), wham_test::seed());
+  auto gen = wham_test::rng(4000 + n);
+  const auto params = random_params<double>(gen, n, batch, wham::iqp_variant::iqp);
+  const std::int64_t per = wham::iqp_num_params(n, wham::iqp_variant::iqp);
+  const std::size_t dim = std::size_t(1) << n;
+  wham_test::device_buffer<double> d_params(params);
+  wham_test::device_buffer<Out> d_all(dim * batch), d_one(dim);
+  d_all.poison();
+  wham::iqp_encode(d_params.data(), d_all.data(), n, batch, wham::iqp_variant::iqp, 0, path);
+  const auto all = d_all.download();
+  for (std::int64_t b : {std::int64_t(0), std::int64_t(17), batch - 1}) {
+    CAPTURE(b);
+    d_one.poison();
+    wham::iqp_encode(d_params.data() + b * per, d_one.data(), n, 1, wham::iqp_variant::iqp, 0,
+                     path);
+    const auto one = d_one.download();
+    for (std::size_t k = 0; k < dim; ++k) {
+      REQUIRE(all[b * dim + k] == one[k]);
+    }
+  }
+}
+
+TEST_CASE("iqp_encode launches inside a captured CUDA graph", "[iqp][gpu][graph]") {
+  using Out = cuda::std::complex<float>;
+  const int n = GENERATE(9, 14, 15);
+  CAPTURE(n, wham_test::seed());
+  const std::int64_t batch = 5;
+  auto gen = wham_test::rng(5000 + n);
+  const auto params = random_params<float>(gen, n, batch, wham::iqp_variant::iqp);
+  const std::size_t dim = std::size_t(1) << n;
+  wham_test::device_buffer<float> d_params(params);
+  wham_test::device_buffer<Out> d_direct(dim * batch), d_graph(dim * batch);
+
+  cudaStream_t stream;
+  WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  wham::iqp_encode(d_params.data(), d_direct.data(), n, batch, wham::iqp_variant::iqp, stream);
+  d_graph.poison();
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  WHAM_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  wham::iqp_encode(d_params.data(), d_graph.data(), n, batch, wham::iqp_variant::iqp, stream);
+  WHAM_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  WHAM_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
+  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
+  const auto a = d_direct.download(), b = d_graph.download();
+  for (std::size_t k = 0; k < a.size(); ++k) REQUIRE(a[k] == b[k]);
+  WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
+  WHAM_TEST_CUDA(cudaGraphDestroy(graph));
+  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][errors]") {
+  using Out = cuda::std::complex<double>;
+  wham_test::device_buffer<double> p(64);
+  wham_test::device_buffer<Out> s(64);
+  const auto v = wham::iqp_variant::iqp;
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 0, 1, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 31, 1, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 0, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, -3, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(static_cast<const double*>(nullptr), s.data(), 4, 1, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), static_cast<Out*>(nullptr), 4, 1, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 30, std::int64_t(1) << 40, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 1, static_cast<wham::iqp_variant>(7)),
+                  wham::error);
+  CHECK_THROWS_AS(wham::iqp_size<Out>(30, std::int64_t(1) << 40), wham::error);
+  CHECK_THROWS_AS(wham::iqp_size<Out>(31, 1), wham::error);
+  CHECK_THROWS_AS(wham::iqp_num_params(0, v), wham::error);
+  CHECK(wham::iqp_size<Out>(10, 3).amplitudes == 3072);
+  CHECK(wham::iqp_size<Out>(10, 3).bytes == 3072 * 16);
+  CHECK(wham::iqp_num_params(4, v) == 10);
+  CHECK(wham::iqp_num_params(4, wham::iqp_variant::iqp_z) == 4);
+  // The fused path for an n that does not fit throws, naming the valid range.
+  const int too_big = wham::iqp_fused_max_qubits<Out>() + 1;
+  try {
+    wham::iqp_encode(p.data(), s.data(), too_big, 1, v, 0, wham::iqp_path::fused);
+    FAIL("no throw");
+  } catch (const wham::error& e) {
+    CAPTURE(e.what());
+    CHECK(std::string(e.what()).find("num_qubits = " + std::to_string(too_big)) !=
+          std::string::npos);
+  }
+  if (!wham::iqp_path_serves<Out>(wham::iqp_path::kronecker, 4)) {
+    CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 1, v, 0, wham::iqp_path::kronecker),
+                    wham::error);
+  }
+  try {
+    wham::iqp_encode(p.data(), s.data(), 4, 0, v);
+    FAIL("no throw");
+  } catch (const wham::error& e) {
+    CHECK(std::string(e.what()).find("batch = 0") != std::string::npos);
+  }
+}
+
+TEST_CASE("iqp_encode: all-zero parameters give |0> exactly", "[iqp][gpu]") {
+  using Out = cuda::std::complex<float>;
+  const int n = GENERATE(1, 5, 12, 14, 16);
+  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::baseline);
+  CAPTURE(n, path_name(path));
+  const std::int64_t batch = 2;
+  const std::size_t dim = std::size_t(1) << n;
+  std::vector<double> zeros(static_cast<std::size_t>(wham::iqp_num_params(n, wham::iqp_variant::iqp) * batch), 0.0);
+  wham_test::device_buffer<double> d_params(zeros);
+  wham_test::device_buffer<Out> d_states(dim * batch);
+  d_states.poison();
+  wham::iqp_encode(d_params.data(), d_states.data(), n, batch, wham::iqp_variant::iqp, 0, path);
+  const auto got = d_states.download();
+  for (std::int64_t b = 0; b < batch; ++b) {
+    REQUIRE(got[b * dim] == Out(1.0f, 0.0f));
+    for (std::size_t k = 1; k < dim; ++k) REQUIRE(got[b * dim + k] == Out(0.0f, 0.0f));
+  }
+}
