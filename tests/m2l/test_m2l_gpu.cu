@@ -32,12 +32,12 @@ const char* name(path_kind k) {
 }
 
 /// Relative-error bound per type and order (spec: f64 1e-12 to p = 12, 1e-10 above;
-/// f32 1e-4 to p = 8). Above p = 8 in float we check that the error stays within
-/// 1e-4 * 4^(p-8) (the swap matrices' entries grow like 2^l; measured on the H200).
+/// f32 1e-4 to p = 8). Above p = 8 in float we check 1e-3 (the swap matrices' entries
+/// grow like 2^l; the host run of the same blocks measures 7e-6 at p = 12, 9e-5 at 16).
 template <class T>
 double tolerance(int p) {
   if (std::is_same_v<T, double>) return p <= 12 ? 1e-12 : 1e-10;
-  return p <= 8 ? 1e-4 : 1e-4 * std::pow(4.0, p - 8);
+  return p <= 8 ? 1e-4 : 1e-3;
 }
 
 /// Random inputs for one (p, num_pairs): general complex multipoles (not conjugate-

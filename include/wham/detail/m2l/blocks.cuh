@@ -2,7 +2,8 @@
 /// \brief Device building blocks of the factorised complex M2L
 /// (shared/specs/m2l.md), reusable by other M2L forms (accumulate, class).
 ///
-/// API (T = float or double; P = order, compile time; everything __forceinline__):
+/// API (T = float or double; P = order, compile time; everything __host__ __device__
+/// __forceinline__, so the blocks run, and are tested, on the host too):
 ///
 ///   cpx<T>                      {re, im}, layout of cuda::std::complex<T>
 ///   direction<P, T>             ea[m] = e^{i m alpha}, eb[m] = e^{i m beta}, m = 0..P
@@ -31,8 +32,16 @@
 
 #include <wham/detail/m2l/tables.cuh>
 
+#include <cmath>
 #include <type_traits>
 #include <utility>
+
+// Full unrolling in device code; nothing on the host (g++ knows no `#pragma unroll`).
+#if defined(__CUDA_ARCH__)
+#define WHAM_M2L_UNROLL _Pragma("unroll")
+#else
+#define WHAM_M2L_UNROLL
+#endif
 
 namespace wham::detail::m2l {
 
@@ -70,7 +79,7 @@ __host__ __device__ __forceinline__ cpx<T> fma(T s, cpx<T> a, cpx<T> acc) {
 
 /// Calls f(std::integral_constant<int, I>) for I = Begin..End-1.
 template <int Begin, int End, class F>
-__device__ __forceinline__ void static_for(F&& f) {
+__host__ __device__ __forceinline__ void static_for(F&& f) {
   if constexpr (Begin < End) {
     f(std::integral_constant<int, Begin>{});
     static_for<Begin + 1, End>(std::forward<F>(f));
@@ -87,7 +96,8 @@ struct direction {
 /// e^{i alpha} = (y + i x) / rho, e^{i beta} = (z - i rho) / r and their powers by
 /// complex multiplication. delta = 0 or a non-finite delta gives non-finite powers.
 template <int P, class T>
-__device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
+__host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
+  using std::sqrt;
   direction<P, T> d;
   const T rho2 = x * x + y * y;
   const T rho = sqrt(rho2);
@@ -100,7 +110,7 @@ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
   const cpx<T> eb{z * inv_r, -rho * inv_r};
   d.ea[0] = {T(1), T(0)};
   d.eb[0] = {T(1), T(0)};
-#pragma unroll
+WHAM_M2L_UNROLL
   for (int m = 1; m <= P; ++m) {
     d.ea[m] = d.ea[m - 1] * ea;
     d.eb[m] = d.eb[m - 1] * eb;
@@ -109,27 +119,28 @@ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
 }
 
 template <class T>
-__device__ __forceinline__ T inverse_distance(T x, T y, T z) {
+__host__ __device__ __forceinline__ T inverse_distance(T x, T y, T z) {
+  using std::sqrt;
   return T(1) / sqrt(x * x + y * y + z * z);
 }
 
 /// v[-L..L] <- A v with A = B_L (Transpose = false) or B_L^T (true); v points to m = -L.
 template <int L, bool Transpose, class T>
-__device__ __forceinline__ void swap_inplace(cpx<T>* v) {
+__host__ __device__ __forceinline__ void swap_inplace(cpx<T>* v) {
   const swap_table<T>& tab = swap_constants<T>();
   constexpr int off = swap_offset(L);
   cpx<T> s[L + 1], d[L + 1];
   s[0] = v[L];
   d[0] = {T(0), T(0)};
-#pragma unroll
+WHAM_M2L_UNROLL
   for (int k = 1; k <= L; ++k) {
     s[k] = v[L + k] + v[L - k];
     d[k] = v[L + k] - v[L - k];
   }
-#pragma unroll
+WHAM_M2L_UNROLL
   for (int m = 0; m <= L; ++m) {
     cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
-#pragma unroll
+WHAM_M2L_UNROLL
     for (int k = 0; k <= L; ++k) {
       // structural zeros: column 0 when L + m is odd, row 0 when L + k is odd
       const bool zero = (k == 0 && ((L + m) & 1)) || (m == 0 && ((L + k) & 1));
@@ -150,8 +161,8 @@ __device__ __forceinline__ void swap_inplace(cpx<T>* v) {
 
 /// v[m] *= e^{i m a} (Conj = false) or e^{-i m a} (true), m = -L..L; pw = powers, m >= 0.
 template <int L, bool Conj, class T>
-__device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
-#pragma unroll
+__host__ __device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
+WHAM_M2L_UNROLL
   for (int m = 1; m <= L; ++m) {
     if (Conj) {
       v[L + m] = mul_conj(v[L + m], pw[m]);
@@ -164,7 +175,7 @@ __device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
 }
 
 template <int L, int P, class T>
-__device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const direction<P, T>& dir) {
+__host__ __device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const direction<P, T>& dir) {
   static_assert(L <= P, "degree beyond the direction's order");
   dz_inplace<L, false>(v, dir.ea);
   swap_inplace<L, true>(v);
@@ -173,7 +184,7 @@ __device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const direction<P,
 }
 
 template <int L, int P, class T>
-__device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const direction<P, T>& dir) {
+__host__ __device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const direction<P, T>& dir) {
   static_assert(L <= P, "degree beyond the direction's order");
   swap_inplace<L, false>(v);
   dz_inplace<L, true>(v, dir.eb);
@@ -183,22 +194,22 @@ __device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const direction<
 
 /// a[n, m] <- (-1)^m r^-n sum_{k=|m|}^{P-n} (n+k)! r^-(k+1) a[k, m]; zero for n > P - |m|.
 template <int P, class T>
-__device__ __forceinline__ void z_translate(cpx<T>* a, T inv_r) {
+__host__ __device__ __forceinline__ void z_translate(cpx<T>* a, T inv_r) {
   const swap_table<T>& tab = swap_constants<T>();
   T ir[P + 2];
   ir[0] = T(1);
-#pragma unroll
+WHAM_M2L_UNROLL
   for (int j = 1; j <= P + 1; ++j) ir[j] = ir[j - 1] * inv_r;
-#pragma unroll
+WHAM_M2L_UNROLL
   for (int m = -P; m <= P; ++m) {
     const int am = m < 0 ? -m : m;
     cpx<T> t[P + 1];
-#pragma unroll
+WHAM_M2L_UNROLL
     for (int k = am; k <= P - am; ++k) t[k] = scale(a[k * k + k + m], ir[k + 1]);
-#pragma unroll
+WHAM_M2L_UNROLL
     for (int n = am; n <= P; ++n) {
       cpx<T> acc{T(0), T(0)};
-#pragma unroll
+WHAM_M2L_UNROLL
       for (int k = am; k <= P - n; ++k) acc = fma(tab.fact[n + k], t[k], acc);
       a[n * n + n + m] = scale(acc, (m & 1) ? -ir[n] : ir[n]);
     }
@@ -207,7 +218,7 @@ __device__ __forceinline__ void z_translate(cpx<T>* a, T inv_r) {
 
 /// The whole factorised M2L on one expansion of order P, in place.
 template <int P, class T>
-__device__ __forceinline__ void m2l_inplace(cpx<T>* a, const direction<P, T>& dir, T inv_r) {
+__host__ __device__ __forceinline__ void m2l_inplace(cpx<T>* a, const direction<P, T>& dir, T inv_r) {
   static_for<0, P + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     rotate_to_z_degree<L>(a + L * L, dir);

@@ -12,6 +12,8 @@
 /// reads them (every thread of a warp runs the same degree and entry).
 #pragma once
 
+#include <type_traits>
+
 namespace wham::detail::m2l {
 
 /// Largest order any M2L table serves.
@@ -77,15 +79,20 @@ constexpr swap_table<T> make_swap_table() {
 static __constant__ swap_table<double> c_swap_double = make_swap_table<double>();
 static __constant__ swap_table<float> c_swap_float = make_swap_table<float>();
 
+/// The table for T: __constant__ memory in device code, a static copy on the host
+/// (so the building blocks also run, and are tested, on the host).
 template <class T>
-__device__ __forceinline__ const swap_table<T>& swap_constants();
-template <>
-__device__ __forceinline__ const swap_table<double>& swap_constants<double>() {
-  return c_swap_double;
-}
-template <>
-__device__ __forceinline__ const swap_table<float>& swap_constants<float>() {
-  return c_swap_float;
+__host__ __device__ __forceinline__ const swap_table<T>& swap_constants() {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, double>) {
+    return c_swap_double;
+  } else {
+    return c_swap_float;
+  }
+#else
+  static const swap_table<T> host = make_swap_table<T>();
+  return host;
+#endif
 }
 
 }  // namespace wham::detail::m2l
