@@ -75,13 +75,14 @@ void fwht_args(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-/// args: log_n, chunk_bytes in MiB (-1: no chunking), max bits per strided stage
+/// args: log_n, stage-0 bits (0: default), chunk_bytes in MiB (0: none), max bits per strided stage
 template <class T>
 void BM_kron_tune(benchmark::State& state) {
   const int log_n = static_cast<int>(state.range(0));
   wham::detail::wht::kronecker_config cfg;
-  cfg.chunk_bytes = state.range(1) < 0 ? -1 : state.range(1) << 20;
-  cfg.max_strided_bits = static_cast<int>(state.range(2));
+  cfg.lo_bits = static_cast<int>(state.range(1));
+  cfg.chunk_bytes = state.range(2) << 20;
+  cfg.max_strided_bits = static_cast<int>(state.range(3));
   const std::size_t n = std::size_t(1) << log_n;
   const std::int64_t batch =
       std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
@@ -98,12 +99,17 @@ void BM_kron_tune(benchmark::State& state) {
   wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
   state.counters["batch"] = double(batch);
   state.counters["log_n"] = log_n;
+  const auto plan = wham::detail::wht::kronecker_plan<T>(log_n, cfg);
+  state.counters["stage0_bits"] = plan.stages[0].bits;
+  state.counters["stages"] = plan.num_stages;
 }
 
 void kron_tune_args(benchmark::internal::Benchmark* b) {
   for (int log_n : {16, 20, 24}) {
-    for (int chunk_mib : {-1, 4, 10, 20, 30}) b->Args({log_n, chunk_mib, 0});
-    for (int bits : {8, 10}) b->Args({log_n, 0, bits});
+    for (int lo : {10, 11, 12, 15}) {
+      for (int chunk_mib : {0, 24}) b->Args({log_n, lo, chunk_mib, 0});
+    }
+    for (int bits : {9, 10}) b->Args({log_n, 0, 0, bits});
   }
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }

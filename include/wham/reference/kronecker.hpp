@@ -7,7 +7,7 @@
 /// index bits [0, lo) over contiguous segments (the fused kernel). Every later
 /// ("strided") stage covers bits [bit, bit + log_h): one thread block owns a
 /// tile of 2^log_h rows (stride 2^bit) by C = 2^log_c adjacent columns, loads it
-/// coalesced (C contiguous elements per row, at least 64 bytes), transforms the
+/// coalesced (C contiguous elements per row, 64 or 128 bytes or more), transforms the
 /// 2^log_h direction on chip in rounds of register butterflies separated by
 /// shared-memory exchanges, and stores it back in place.
 #pragma once
@@ -66,8 +66,12 @@ constexpr int min_int(int a, int b) { return a < b ? a : b; }
 /// Shape of a strided tile for elements of `elem_bytes` bytes and 2^log_h rows.
 ///   log_e:   log2 of the elements each thread holds (16 at least, more when
 ///            512 threads cannot cover the tile; never more than a column)
-///   log_c:   log2 of the columns per tile (64 bytes at least; more for short
-///            columns, so that a block keeps 256 threads)
+///   log_c:   log2 of the columns per tile: 128 contiguous bytes per row up to
+///            2^10 rows, 64 at 2^11 (so that the tile stays within 128 KiB of
+///            shared memory); more for short columns, so that a block keeps 256
+///            threads. H200, 1 GiB of float rows, fraction of a copy of the whole
+///            two-stage transform: 0.48-0.49 with 128-byte rows (n = 16..19) against
+///            0.41-0.43 with 64-byte rows (n = 20..23, before this rule).
 ///   threads: 2^(log_h + log_c - log_e)
 struct strided_shape_t {
   int log_e;
@@ -75,7 +79,7 @@ struct strided_shape_t {
   int threads;
 };
 constexpr strided_shape_t strided_shape(int log_h, int elem_bytes) {
-  const int log_c0 = log2_exact(64 / elem_bytes);
+  const int log_c0 = log2_exact((log_h <= 10 ? 128 : 64) / elem_bytes);
   const int log_e = min_int(max_int(4, log_h + log_c0 - 9), log_h);
   const int log_c = max_int(log_c0, 8 + log_e - log_h);
   return {log_e, log_c, 1 << (log_h + log_c - log_e)};

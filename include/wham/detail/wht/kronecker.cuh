@@ -8,7 +8,7 @@
 /// caller's output policy with scale 1. Every later stage is a strided pass over
 /// the output buffer in place (the buffer is the workspace: nothing is
 /// allocated): a block loads a tile of 2^log_h rows x C adjacent columns with
-/// coalesced loads (C contiguous elements, >= 64 bytes, per row), transforms the
+/// coalesced loads (C contiguous elements per row: 128 bytes, 64 at 2^11 rows), transforms the
 /// rows' direction on chip (register butterflies, shared-memory exchanges between
 /// rounds), scales on the last stage and stores the tile back. The index
 /// arithmetic lives in wham/reference/kronecker.hpp, which the CPU tests replay.
@@ -19,10 +19,11 @@
 /// ~6e-8 per element, then sqrt(bits) * eps_float from the later sums: far inside
 /// the complex64 tolerance of 1e-5).
 ///
-/// L2 ordering: rows are processed in chunks whose intermediate fits a share of
-/// the L2 cache (all stages of one chunk, then the next), so a later stage reads
-/// what the previous one just wrote while it is still in L2, and overwrites it
-/// there before it is ever written back to DRAM.
+/// L2 ordering: rows can be processed in chunks whose intermediate fits a share of
+/// the L2 cache (all stages of one chunk, then the next), so that a later stage
+/// reads what the previous one just wrote while it is still in L2. Measured on the
+/// H200 it lost to one launch per stage over the whole batch (kronecker_config), so
+/// it is off by default and kept as a knob for other devices and for the benchmark.
 ///
 /// The output policy must expose the buffer as `out` (stored_output<Out, V>).
 #pragma once
@@ -46,12 +47,18 @@ namespace kron = ::wham::reference::kronecker;
 
 /// Tuning of the split, per device (H200 defaults; see launch_kronecker).
 struct kronecker_config {
-  /// Most row bits one strided stage takes (tile = 2^bits rows x 64 bytes of
-  /// shared memory; 11 = 128 KiB). 0: the largest the device's shared memory holds.
+  /// Most row bits one strided stage takes (tile = 2^bits rows x 128 bytes of
+  /// shared memory, 64 bytes at 11 bits: 128 KiB at 10 and 11). 0: the largest the device's shared memory holds.
   int max_strided_bits = 0;
   /// Bytes of intermediate per chunk of rows (all stages of a chunk run before the
-  /// next chunk). 0: a default share of the L2 cache; < 0: no chunking.
+  /// next chunk, so that a stage reads its predecessor's output from L2).
+  /// <= 0: no chunking, the default: on the H200 every chunk size tried was slower
+  /// than none (1 GiB of rows, ms: float n = 16: none 1.33, 30 MiB 1.65, 20 MiB 2.01,
+  /// 10 MiB 2.27; complex<double> n = 20 (16 MiB rows): none 1.22, one row per
+  /// chunk 1.59): small launches lose more to partial last waves than L2 saves.
   std::int64_t chunk_bytes = 0;
+  /// Stage-0 bits (0: kronecker_preferred_lo, moved as the stage count requires).
+  int lo_bits = 0;
 };
 
 /// Policies shifted by a flat offset (one chunk of rows at a time).
@@ -153,12 +160,17 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
   }
 }
 
-/// Most row bits a strided stage takes on this device (tile of 2^bits x 64 bytes in
-/// shared memory; at least 3, which 48 KiB always holds).
+/// Most row bits a strided stage takes on this device: the largest log_h whose
+/// tile (kron::strided_shape, for the widest element) fits the shared memory a
+/// block may opt in to; at least 8 (a 32 KiB tile), at most 11.
 inline int strided_max_bits() {
   const std::size_t smem = current_device_limits().smem_per_block_optin;
-  int bits = 3;
-  while (bits < 11 && (std::size_t(64) << (bits + 1)) <= smem) ++bits;
+  int bits = 8;
+  while (bits < 11) {
+    const auto s = kron::strided_shape(bits + 1, 16);
+    if ((std::size_t(16) << (bits + 1 + s.log_c)) > smem) break;
+    ++bits;
+  }
   return bits;
 }
 
@@ -200,14 +212,24 @@ inline void launch_strided(int log_h, T* data, std::int64_t total, int bit, real
   }
 }
 
-/// Stage 0: the fused kernel over segments of 2^lo, 10 <= lo <= 15 (the only
-/// segment lengths the split uses, so only these are instantiated).
+/// Largest stage-0 segment compiled per element size: what 227 KiB of shared
+/// memory holds (2^13 complex<double>, 2^14 of 8-byte types, 2^15 float), so
+/// that no kernel is instantiated that no device could launch.
+template <class V>
+inline constexpr int kronecker_stage0_compiled_max = sizeof(V) >= 16 ? 13 : sizeof(V) >= 8 ? 14 : 15;
+
+/// Stage 0: the fused kernel over segments of 2^lo, 10 <= lo <= the compiled
+/// maximum (the only segment lengths the split uses, so only these are instantiated).
 template <class V, class Input, class Output>
 inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, Output output,
                                     cudaStream_t stream) {
   switch (lo) {
-#define WHAM_STAGE0_CASE(L) \
-  case L: return launch_fused_n<V, L>(input, output, segments, real_t<V>(1), stream);
+#define WHAM_STAGE0_CASE(L)                                                          \
+  case L:                                                                            \
+    if constexpr (L <= kronecker_stage0_compiled_max<V>) {                           \
+      return launch_fused_n<V, L>(input, output, segments, real_t<V>(1), stream);    \
+    }                                                                                \
+    break;
     WHAM_STAGE0_CASE(10)
     WHAM_STAGE0_CASE(11)
     WHAM_STAGE0_CASE(12)
@@ -216,20 +238,32 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
     WHAM_STAGE0_CASE(15)
 #undef WHAM_STAGE0_CASE
     default:
-      throw_invalid_argument("kronecker path", "stage-one bits", lo, "10..15");
+      break;
   }
+  throw_invalid_argument("kronecker path", "stage-one bits", lo,
+                         "10.." + std::to_string(kronecker_stage0_compiled_max<V>));
 }
 
 /// Smallest row the split serves: stage 0 takes at least 10 bits, a strided stage at least 1.
 inline constexpr int kronecker_min_log_n = 11;
 
-/// The plan launch_kronecker runs for rows of 2^log_n elements (stage 0 computed in V).
+/// Preferred stage-0 segment: the fused kernel runs closest to a copy at 2^12
+/// (H200, 1 GiB of rows, fraction of a copy: float 0.93 at n = 12 against 0.71 at
+/// 15; complex<double> 0.95 at 12 against 0.73 at 13), so stage 0 takes 12 bits
+/// unless fewer strided stages need more.
+inline constexpr int kronecker_preferred_lo = 12;
+
+/// The plan launch_kronecker runs for rows of 2^log_n elements (stage 0 computed in V):
+/// the fewest strided stages of at most hi_max bits after a stage 0 of at most
+/// the fused maximum, stage 0 as close to kronecker_preferred_lo as that allows.
 template <class V>
 inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
-  const int lo_max = std::min(fused_max_log_n<V>(), 15);
-  // Rows that fit one block use a short stage 0 (tests run the split at every n).
-  const int lo = log_n > lo_max ? lo_max : 10;
+  const int lo_max = std::min(fused_max_log_n<V>(), kronecker_stage0_compiled_max<V>);
   const int hi_max = cfg.max_strided_bits > 0 ? cfg.max_strided_bits : 11;
+  const int strided = log_n > lo_max ? (log_n - lo_max + hi_max - 1) / hi_max : 1;
+  const int pref = cfg.lo_bits > 0 ? cfg.lo_bits : kronecker_preferred_lo;
+  int lo = std::max(std::min(pref, log_n - 1), log_n - hi_max * strided);
+  lo = std::min(std::max(lo, 10), lo_max);
   return kron::make_plan(log_n, lo, hi_max);
 }
 
@@ -261,9 +295,7 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
 
   const std::int64_t row = std::int64_t(1) << log_n;
   const std::int64_t row_bytes = row * std::int64_t(sizeof(Out));
-  std::int64_t budget = cfg.chunk_bytes;
-  // Measured on the H200 (bench_fwht, kronecker chunk sweep): see the table there.
-  if (budget == 0) budget = std::int64_t(current_device_limits().l2_bytes) / 3;
+  const std::int64_t budget = cfg.chunk_bytes;
   std::int64_t rows_per_chunk = batch;
   if (budget > 0 && row_bytes <= budget) rows_per_chunk = std::max<std::int64_t>(1, budget / row_bytes);
 
