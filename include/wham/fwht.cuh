@@ -88,9 +88,8 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
                     std::is_same_v<T, cuda::std::complex<double>>,
                 "wham::fwht: T must be float, double or cuda::std::complex<float|double>");
   detail::check_range("fwht", "log_n", log_n, 0, 30);
-  detail::check_range("fwht", "batch", batch, 1, INT64_MAX >> log_n);
-  detail::check_range("fwht", "batch * 2^log_n * sizeof(T) (bytes)", batch,
-                      1, INT64_MAX / std::int64_t(sizeof(T)) >> log_n);
+  // batch * 2^log_n * sizeof(T) bytes must fit in int64.
+  detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
   using V = T;
