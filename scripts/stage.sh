@@ -28,7 +28,8 @@ done
 for b in "$stage"/bench/bench_*; do
   [ -e "$b" ] || continue
   ldd "$b" | awk '/libbenchmark/ {print $3}' | while read -r lib; do
-    cp -L "$lib" "$(dirname "$b")/"
+    dest="$(dirname "$b")/$(basename "$lib")"
+    [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
 cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/bench/plot.py" "$stage/"
