@@ -23,19 +23,24 @@
 #include <cuda/std/type_traits>
 
 #include <cstdint>
+#include <cstring>
 
 namespace wham::detail::iqp {
 
 /// sin and cos of theta in double: reduction by the nearest multiple of pi/2 (two
 /// fma steps: pi/2 in two doubles), then Taylor polynomials on [-pi/4, pi/4]
-/// (the first omitted terms are below 1e-16 relative): about 21 FP64 operations,
+/// (the first omitted terms are below 1e-16 relative): about 22 FP64 operations,
 /// cheaper than the general sincos(), whose cost the stores could not hide.
 /// Valid for |theta| < 2^50 (beyond, the phase itself has lost every digit).
 __host__ __device__ __forceinline__ void sincos_reduced(double theta, double* s, double* c) {
   constexpr double two_over_pi = 0.63661977236758134307553505349006;
   constexpr double pio2_hi = 1.5707963267948966;       // pi/2 rounded to double
   constexpr double pio2_lo = 6.123233995736766e-17;    // pi/2 - pio2_hi
-  const double q = rint(theta * two_over_pi);
+  // Round to nearest by the 1.5 * 2^52 shifter: two FP64 operations instead of a
+  // conversion-pipe rint; the quadrant is the shifted value's low mantissa bits.
+  constexpr double shifter = 6755399441055744.0;
+  const double shifted = fma(theta, two_over_pi, shifter);
+  const double q = shifted - shifter;
   double r = fma(-q, pio2_hi, theta);
   r = fma(-q, pio2_lo, r);
   const double r2 = r * r;
@@ -58,11 +63,13 @@ __host__ __device__ __forceinline__ void sincos_reduced(double theta, double* s,
   pc = fma(pc, r2, 0.041666666666666664);
   pc = fma(pc, r2, -0.5);
   const double cr = fma(r2, pc, 1.0);
-  const long long quadrant = static_cast<long long>(q) & 3;
-  const double s_abs = (quadrant & 1) ? cr : sr;
-  const double c_abs = (quadrant & 1) ? sr : cr;
-  *s = (quadrant & 2) ? -s_abs : s_abs;
-  *c = ((quadrant + 1) & 2) ? -c_abs : c_abs;
+  std::uint64_t bits;
+  memcpy(&bits, &shifted, sizeof bits);
+  const unsigned quadrant = static_cast<unsigned>(bits) & 3u;
+  const double s_abs = (quadrant & 1u) ? cr : sr;
+  const double c_abs = (quadrant & 1u) ? sr : cr;
+  *s = (quadrant & 2u) ? -s_abs : s_abs;
+  *c = ((quadrant + 1u) & 2u) ? -c_abs : c_abs;
 }
 
 /// exp(i theta) as the complex value type V (complex<float> or complex<double>).
@@ -76,7 +83,8 @@ __device__ __forceinline__ V unit_phase(double theta) {
   } else {
     constexpr double two_pi = 6.283185307179586476925286766559;
     constexpr double inv_two_pi = 0.15915494309189533576888376337251;
-    const double k = rint(theta * inv_two_pi);
+    constexpr double shifter = 6755399441055744.0;  // 1.5 * 2^52: round to nearest
+    const double k = fma(theta, inv_two_pi, shifter) - shifter;
     const float r = static_cast<float>(fma(-k, two_pi, theta));
     float s, c;
     __sincosf(r, &s, &c);

@@ -49,10 +49,14 @@ struct stored_output {
   Out* out;
   template <int E>
   __device__ __forceinline__ void store(std::int64_t g0, const V (&v)[E], real_t<V> scale) const {
-    alignas(16) Out tmp[E];
+    if constexpr (E == 1) {
+      out[g0] = convert<Out>(v[0] * scale);  // one element: its own natural-width store
+    } else {
+      alignas(16) Out tmp[E];
 #pragma unroll
-    for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(v[j] * scale);
-    store_contiguous<Out, E>(out + g0, tmp);
+      for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(v[j] * scale);
+      store_contiguous<Out, E>(out + g0, tmp);
+    }
   }
 };
 
@@ -72,12 +76,20 @@ struct fused_shape {
   /// Largest block (several segments per block for short segments).
   static constexpr int threads = threads_per_segment >= 256 ? threads_per_segment : 256;
   static constexpr int segments_per_block = threads / threads_per_segment;
+  static constexpr int min_blocks = threads >= 512 ? 1 : 512 / threads;
   static constexpr bool uses_smem = LogN > log_items;
+  /// Short segments: a segment's threads would write runs narrower than 64 bytes
+  /// (one thread per segment: 16-byte stores 256 bytes apart), which ran at a
+  /// quarter of the write floor on the H200 (complex128 n = 4, 512 MiB: 527 us
+  /// against a 129 us floor). Their results go out through shared memory in the
+  /// block's linear order instead: neighbouring lanes, neighbouring elements.
+  static constexpr bool linear_store = threads_per_segment * sizeof(V) < 64;
+  static constexpr bool needs_smem = uses_smem || linear_store;
   /// Segment stride in shared memory: padded by TPS when several segments share
   /// a bank window, so that neighbouring segments start in different banks.
   static constexpr int stride = threads_per_segment < 32 ? n + threads_per_segment : n;
   static constexpr std::size_t smem_bytes =
-      uses_smem ? std::size_t(segments_per_block) * stride * sizeof(V) : 0;
+      needs_smem ? std::size_t(segments_per_block) * stride * sizeof(V) : 0;
 };
 
 /// Shared-memory position of element x of a segment: the low log2(E) bits are
@@ -92,8 +104,9 @@ __device__ __forceinline__ unsigned swizzle(unsigned x) {
 /// Register j = r * 2^G + g of thread t holds x = low(o) | g << B | high(o) << (B + G)
 /// with o = r * TPS + t, so neighbouring lanes touch neighbouring words. The last
 /// pass stores straight from registers to global memory (neighbouring lanes write
-/// neighbouring elements).
-template <int B, int LogN, int LogE, int TPS, class V, int E, class Output>
+/// neighbouring elements), or, for short segments (Linear), back to shared memory
+/// for the kernel's block-linear store.
+template <int B, int LogN, int LogE, int TPS, bool Linear, class V, int E, class Output>
 __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Output& output,
                                              std::int64_t g_seg, bool active,
                                              real_t<V> scale) {
@@ -116,7 +129,11 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Out
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
     __syncthreads();
-    fused_passes<B + G, LogN, LogE, TPS>(seg, t, v, output, g_seg, active, scale);
+    fused_passes<B + G, LogN, LogE, TPS, Linear>(seg, t, v, output, g_seg, active, scale);
+  } else if constexpr (Linear) {
+    // Back to the positions this thread just read: no other thread touches them.
+#pragma unroll
+    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
   } else if (active) {
 #pragma unroll
     for (int j = 0; j < E; ++j) {
@@ -126,8 +143,11 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Out
   }
 }
 
+// A register cap of 128 (minimum blocks per SM: 512 threads' worth): with no
+// minimum, ptxas capped the small-n complex128 IQP kernels at 80 registers and
+// spilled (n = 4: 128 bytes); at 128 they take 122 and do not.
 template <class V, int LogN, class Input, class Output>
-__global__ void __launch_bounds__(fused_shape<V, LogN>::threads)
+__global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
     fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale) {
   using shape = fused_shape<V, LogN>;
   constexpr int N = shape::n;
@@ -151,13 +171,33 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads)
   }
   register_butterflies<LogE>(v);
 
-  if constexpr (shape::uses_smem) {
+  if constexpr (shape::needs_smem) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    V* seg = reinterpret_cast<V*>(smem_raw) + s_local * shape::stride;
+    V* const block_smem = reinterpret_cast<V*>(smem_raw);
+    V* seg = block_smem + s_local * shape::stride;
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(unsigned(t * E + j))] = v[j];
-    __syncthreads();
-    fused_passes<LogE, LogN, LogE, TPS>(seg, t, v, output, g_seg, active, scale);
+    if constexpr (shape::uses_smem) {
+      __syncthreads();
+      fused_passes<LogE, LogN, LogE, TPS, shape::linear_store>(seg, t, v, output, g_seg, active,
+                                                               scale);
+    }
+    if constexpr (shape::linear_store) {
+      // The block's segments are contiguous in memory: store them in linear order.
+      __syncthreads();
+      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
+      const std::int64_t g_block = first * N;
+      const int threads = static_cast<int>(blockDim.x);
+#pragma unroll
+      for (int k = 0; k < E; ++k) {
+        const int e = k * threads + static_cast<int>(threadIdx.x);
+        const int s = e >> LogN;
+        if (first + s < num_segments) {
+          const V one[1] = {block_smem[s * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
+          output.template store<1>(g_block + e, one, scale);
+        }
+      }
+    }
   } else {
     if (active) output.template store<E>(g_seg, v, scale);
   }
@@ -189,7 +229,7 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
   }
   auto kernel = fused_kernel<V, LogN, Input, Output>;
   const std::size_t smem =
-      shape::uses_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
+      shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
   ensure_dynamic_smem(kernel, shape::smem_bytes);
   kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(spb * shape::threads_per_segment),
            smem, stream>>>(input, output, num_segments, scale);
