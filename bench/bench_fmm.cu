@@ -1,0 +1,278 @@
+// The M2L as an FMM uses it: uniform-octree interaction lists (16^3 and 32^3 target
+// cells, about 0.7M and 5.8M pairs) translated into accumulated locals.
+//
+// Per benchmark (args: p, level): pairs per second of one form, and in the same
+// benchmark the pair-streaming form (wham::m2l) on the same pairs (multipoles
+// gathered per pair beforehand, not timed), as `vs_pair_stream` = our pairs/s over
+// its pairs/s. Forms:
+//   accumulate_atomic / accumulate_deterministic   centres form (delta from cell centres)
+//   class_atomic / class_deterministic             class form (316 displacement classes)
+//   cublas_class_gemm   the dense-operator baseline: one C x C operator per class, built
+//                       on the host from the direct form (not timed), applied to the
+//                       pairs of every class by one strided batched GEMM (classes padded
+//                       to the largest class); cuBLAS is loaded at run time
+//                       (libcublas.so.13) and the benchmark skips where it is missing.
+//                       It writes per-pair locals, no scatter into targets, so it is a
+//                       lower bound of that baseline's time.
+#include <wham/fmm.cuh>
+#include <wham/m2l.cuh>
+#include <wham/reference/fmm.hpp>
+#include <wham/reference/m2l.hpp>
+
+#include "common.cuh"
+
+#include <cublas_v2.h>
+#include <cuda/std/complex>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using method = wham::m2l_accumulate_method;
+
+/// The interaction list of one uniform level, on the host and the device (cached).
+struct level_list {
+  wham::reference::interaction_list host;
+  std::vector<double> centers, class_deltas, pair_deltas;
+  std::unique_ptr<wham_test::device_buffer<std::int32_t>> src, tgt, cls;
+};
+
+const level_list& get_level(int level) {
+  static std::map<int, std::unique_ptr<level_list>> cache;
+  auto& slot = cache[level];
+  if (!slot) {
+    slot = std::make_unique<level_list>();
+    slot->host = wham::reference::uniform_interaction_lists(level);
+    slot->centers = wham::reference::cell_centers(level);
+    slot->class_deltas = wham::reference::uniform_class_deltas(1.0 / double(1 << level));
+    const auto& h = slot->host;
+    slot->pair_deltas.resize(3 * h.size());
+    for (std::size_t i = 0; i < h.size(); ++i)
+      for (int k = 0; k < 3; ++k)
+        slot->pair_deltas[3 * i + k] = slot->class_deltas[3 * std::size_t(h.cls[i]) + k];
+    slot->src = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.src);
+    slot->tgt = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.tgt);
+    slot->cls = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.cls);
+  }
+  return *slot;
+}
+
+template <class T>
+std::vector<T> narrow(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+template <class T>
+__global__ void gather_kernel(const cuda::std::complex<T>* cells, const std::int32_t* idx,
+                              cuda::std::complex<T>* out, std::int64_t n, int C) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n * C;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t i = j / C;
+    out[j] = cells[std::int64_t(idx[i]) * C + (j - i * C)];
+  }
+}
+
+/// Pairs per second of wham::m2l (pair streaming) on the list's pairs.
+template <class T>
+double pair_stream_seconds(const level_list& L, const wham_test::device_buffer<cuda::std::complex<T>>& M,
+                           int p, cudaStream_t stream) {
+  const int C = (p + 1) * (p + 1);
+  const std::int64_t n = std::int64_t(L.host.size());
+  wham_test::device_buffer<cuda::std::complex<T>> Mp(std::size_t(n) * C), Lp(std::size_t(n) * C);
+  wham_test::device_buffer<T> d(narrow<T>(L.pair_deltas));
+  gather_kernel<<<wham_bench::floor_grid(), 256, 0, stream>>>(M.data(), L.src->data(), Mp.data(),
+                                                              n, C);
+  WHAM_TEST_CUDA(cudaGetLastError());
+  return wham_bench::median_time(
+      stream, [&] { wham::m2l(Mp.data(), d.data(), Lp.data(), p, n, stream); }, 5, 1);
+}
+
+enum class variant { atomic, deterministic, class_atomic, class_deterministic };
+
+/// args: p, level
+template <class T, variant V>
+void BM_fmm(benchmark::State& state) {
+  const int p = int(state.range(0));
+  const int level = int(state.range(1));
+  if (p > wham::m2l_max_order<T>()) {
+    state.SkipWithError("order beyond this precision");
+    return;
+  }
+  const level_list& L = get_level(level);
+  const int C = (p + 1) * (p + 1);
+  const std::int64_t cells = std::int64_t(1) << (3 * level);
+  const std::int64_t n = std::int64_t(L.host.size());
+  using cT = cuda::std::complex<T>;
+  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
+  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
+  wham_test::device_buffer<T> centers(narrow<T>(L.centers)), classes(narrow<T>(L.class_deltas));
+  cudaStream_t stream = nullptr;
+  const double t = wham_bench::run_manual(state, stream, [&] {
+    switch (V) {
+      case variant::atomic:
+      case variant::deterministic:
+        wham::m2l_accumulate_centers(p, M.data(), Lc.data(), centers.data(), L.src->data(),
+                                     L.tgt->data(), n, stream,
+                                     V == variant::atomic ? method::atomic : method::deterministic);
+        break;
+      case variant::class_atomic:
+      case variant::class_deterministic:
+        wham::m2l_accumulate_classes(p, M.data(), Lc.data(), classes.data(),
+                                     wham::reference::uniform_num_classes, L.cls->data(),
+                                     L.src->data(), L.tgt->data(), n, stream,
+                                     V == variant::class_atomic ? method::atomic
+                                                                : method::deterministic);
+        break;
+    }
+  });
+  const double ts = pair_stream_seconds<T>(L, M, p, stream);
+  state.counters["p"] = p;
+  state.counters["pairs"] = double(n);
+  state.counters["median_us"] = t * 1e6;
+  state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
+  state.counters["pair_stream_us"] = ts * 1e6;
+  state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
+}
+
+// ---- the dense-operator cuBLAS baseline ------------------------------------------------
+
+struct cublas_api {
+  void* lib = nullptr;
+  cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
+  cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
+  cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t) = nullptr;
+  cublasStatus_t (*zgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                          const cuDoubleComplex*, const cuDoubleComplex*, int, long long,
+                          const cuDoubleComplex*, int, long long, const cuDoubleComplex*,
+                          cuDoubleComplex*, int, long long, int) = nullptr;
+  cublasStatus_t (*cgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                          const cuComplex*, const cuComplex*, int, long long, const cuComplex*,
+                          int, long long, const cuComplex*, cuComplex*, int, long long,
+                          int) = nullptr;
+  cublasHandle_t handle = nullptr;
+  bool ok = false;
+};
+
+const cublas_api& cublas() {
+  static cublas_api api = [] {
+    cublas_api a;
+    for (const char* name : {"libcublas.so.13", "libcublas.so"}) {
+      a.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (a.lib) break;
+    }
+    if (!a.lib) return a;
+    a.create = reinterpret_cast<decltype(a.create)>(dlsym(a.lib, "cublasCreate_v2"));
+    a.destroy = reinterpret_cast<decltype(a.destroy)>(dlsym(a.lib, "cublasDestroy_v2"));
+    a.set_stream = reinterpret_cast<decltype(a.set_stream)>(dlsym(a.lib, "cublasSetStream_v2"));
+    a.zgemm = reinterpret_cast<decltype(a.zgemm)>(dlsym(a.lib, "cublasZgemmStridedBatched"));
+    a.cgemm = reinterpret_cast<decltype(a.cgemm)>(dlsym(a.lib, "cublasCgemmStridedBatched"));
+    a.ok = a.create && a.destroy && a.set_stream && a.zgemm && a.cgemm &&
+           a.create(&a.handle) == CUBLAS_STATUS_SUCCESS;
+    return a;
+  }();
+  return api;
+}
+
+/// The dense operator of one class, column-major C x C: A[(n,m), (k,l)] =
+/// (-1)^l S_{n+k}^{m-l}(delta) for n + k <= p (the direct form).
+std::vector<std::complex<double>> dense_operator(int p, const double* delta) {
+  const int C = (p + 1) * (p + 1);
+  const auto S = wham::reference::singular_harmonics(p, delta[0], delta[1], delta[2]);
+  std::vector<std::complex<double>> A(std::size_t(C) * C);
+  for (int n = 0; n <= p; ++n)
+    for (int m = -n; m <= n; ++m)
+      for (int k = 0; k <= p - n; ++k)
+        for (int l = -k; l <= k; ++l) {
+          const int row = n * n + n + m, col = k * k + k + l;
+          const int d = n + k, o = m - l;
+          if (o < -d || o > d) continue;
+          A[std::size_t(col) * C + row] = ((l & 1) ? -1.0 : 1.0) * S[std::size_t(d * d + d + o)];
+        }
+  return A;
+}
+
+/// args: p, level
+template <class T>
+void BM_cublas_class_gemm(benchmark::State& state) {
+  const int p = int(state.range(0));
+  const int level = int(state.range(1));
+  const auto& api = cublas();
+  if (!api.ok) {
+    state.SkipWithError("libcublas.so.13 not loadable here");
+    return;
+  }
+  const level_list& L = get_level(level);
+  const int C = (p + 1) * (p + 1);
+  const int K = wham::reference::uniform_num_classes;
+  std::vector<std::int64_t> count(K, 0);
+  for (auto c : L.host.cls) ++count[std::size_t(c)];
+  const std::int64_t nmax = *std::max_element(count.begin(), count.end());
+  using cT = cuda::std::complex<T>;
+  // Operators (host, double, then T), multipoles of [class][nmax][C] (padded), outputs.
+  std::vector<cT> A(std::size_t(K) * C * C);
+  for (int k = 0; k < K; ++k) {
+    const auto a = dense_operator(p, L.class_deltas.data() + 3 * k);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      A[std::size_t(k) * C * C + i] = cT(T(a[i].real()), T(a[i].imag()));
+  }
+  wham_test::device_buffer<cT> dA(A), dM(std::size_t(K) * nmax * C), dL(std::size_t(K) * nmax * C);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(dM.data()), dM.bytes() / sizeof(T));
+  cudaStream_t stream = nullptr;
+  api.set_stream(api.handle, stream);
+  const double t = wham_bench::run_manual(state, stream, [&] {
+    cublasStatus_t s;
+    if constexpr (std::is_same_v<T, double>) {
+      const cuDoubleComplex one{1.0, 0.0}, zero{0.0, 0.0};
+      s = api.zgemm(api.handle, CUBLAS_OP_N, CUBLAS_OP_N, C, int(nmax), C, &one,
+                    reinterpret_cast<const cuDoubleComplex*>(dA.data()), C, (long long)C * C,
+                    reinterpret_cast<const cuDoubleComplex*>(dM.data()), C, (long long)C * nmax,
+                    &zero, reinterpret_cast<cuDoubleComplex*>(dL.data()), C, (long long)C * nmax, K);
+    } else {
+      const cuComplex one{1.0f, 0.0f}, zero{0.0f, 0.0f};
+      s = api.cgemm(api.handle, CUBLAS_OP_N, CUBLAS_OP_N, C, int(nmax), C, &one,
+                    reinterpret_cast<const cuComplex*>(dA.data()), C, (long long)C * C,
+                    reinterpret_cast<const cuComplex*>(dM.data()), C, (long long)C * nmax, &zero,
+                    reinterpret_cast<cuComplex*>(dL.data()), C, (long long)C * nmax, K);
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas gemm failed");
+  });
+  const double n = double(L.host.size());
+  state.counters["p"] = p;
+  state.counters["pairs"] = n;
+  state.counters["padded_pairs"] = double(K * nmax);
+  state.counters["median_us"] = t * 1e6;
+  state.counters["Mpairs/s"] = t > 0 ? n / t * 1e-6 : 0.0;
+}
+
+void level4_all_p(benchmark::internal::Benchmark* b) {
+  for (int p = 2; p <= 16; ++p) b->Args({p, 4});
+  for (int p : {2, 4, 8, 12, 16}) b->Args({p, 5});
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+void gemm_args(benchmark::internal::Benchmark* b) {
+  for (int p : {2, 3, 4, 5, 8, 12, 16}) b->Args({p, 4});
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)->Name("cublas_class_gemm<double>")->Apply(gemm_args);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_cublas_class_gemm, float)->Name("cublas_class_gemm<float>")->Apply(gemm_args);
+
+BENCHMARK_MAIN();
