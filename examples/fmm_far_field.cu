@@ -1,0 +1,130 @@
+// The far field of one uniform octree level, as an FMM computes it:
+//   random charges in the unit cube, one level of 16^3 cells;
+//   P2M on the host (wham::reference::p2m), M2L over the interaction lists on the GPU
+//   (wham::m2l_accumulate_centers, one call for every target cell), L2P on the host;
+//   the potential at sample points compared with the direct sum over the charges of
+//   the well-separated cells (the interaction list of the sample's cell).
+// Prints the relative error and the M2L time for p = 2..14.
+#include <wham/fmm.cuh>
+#include <wham/reference/fmm.hpp>
+#include <wham/reference/m2l.hpp>
+
+#include "device_buffer.cuh"
+
+#include <cuda/std/complex>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("fmm_far_field: no CUDA device here, nothing to run\n");
+    return 0;
+  }
+  namespace ref = wham::reference;
+  const int level = 4, n = 1 << level;
+  const int cells = n * n * n;
+  const int per_cell = 8;
+  const double h = 1.0 / n;
+  std::mt19937_64 gen(2024);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+
+  // Charges, sorted into cells.
+  std::vector<std::vector<double>> pos(cells), q(cells);
+  for (int c = 0; c < cells; ++c) {
+    const auto ijk = ref::cell_coords(level, c);
+    for (int j = 0; j < per_cell; ++j) {
+      for (int k = 0; k < 3; ++k) pos[c].push_back((ijk[k] + unit(gen)) * h);
+      q[c].push_back(unit(gen) - 0.5);
+    }
+  }
+  const auto list = ref::uniform_interaction_lists(level);
+  const auto centers = ref::cell_centers(level);
+  std::printf("level %d: %d cells, %d charges, %zu M2L pairs\n", level, cells, cells * per_cell,
+              list.size());
+
+  // Sample points: one random charge position in 64 random cells.
+  std::vector<int> sample_cell;
+  std::vector<double> sample_pos;
+  std::uniform_int_distribution<int> any_cell(0, cells - 1);
+  for (int s = 0; s < 64; ++s) {
+    const int c = any_cell(gen);
+    sample_cell.push_back(c);
+    for (int k = 0; k < 3; ++k) sample_pos.push_back(pos[c][k] + 0.1 * h * (unit(gen) - 0.5));
+  }
+  // The direct far field at each sample: the charges of the cells in its list.
+  std::vector<double> direct(sample_cell.size(), 0.0);
+  for (std::size_t s = 0; s < sample_cell.size(); ++s) {
+    const int t = sample_cell[s];
+    for (std::int64_t i = list.offsets[t]; i < list.offsets[t + 1]; ++i) {
+      const int src = list.src[std::size_t(i)];
+      for (int j = 0; j < per_cell; ++j) {
+        double r2 = 0.0;
+        for (int k = 0; k < 3; ++k) {
+          const double d = sample_pos[3 * s + k] - pos[src][3 * j + k];
+          r2 += d * d;
+        }
+        direct[s] += q[src][j] / std::sqrt(r2);
+      }
+    }
+  }
+
+  using cT = cuda::std::complex<double>;
+  wham_test::device_buffer<std::int32_t> d_src(list.src), d_tgt(list.tgt);
+  wham_test::device_buffer<double> d_centers(centers);
+  cudaStream_t stream;
+  WHAM_TEST_CUDA(cudaStreamCreate(&stream));
+  cudaEvent_t start, stop;
+  WHAM_TEST_CUDA(cudaEventCreate(&start));
+  WHAM_TEST_CUDA(cudaEventCreate(&stop));
+
+  std::printf("%4s %12s %12s %14s\n", "p", "rel. error", "M2L us", "Mpairs/s");
+  for (int p = 2; p <= 14; p += 2) {
+    const int C = (p + 1) * (p + 1);
+    std::vector<cT> M(std::size_t(cells) * C);
+    for (int c = 0; c < cells; ++c) {
+      const auto m = ref::p2m(p, &centers[3 * std::size_t(c)], pos[c].data(), q[c].data(),
+                              std::size_t(per_cell));
+      for (int i = 0; i < C; ++i) M[std::size_t(c) * C + i] = {m[i].real(), m[i].imag()};
+    }
+    wham_test::device_buffer<cT> d_M(M), d_L(M.size());
+    // Warm-up call (module load), then the timed one on zeroed locals.
+    WHAM_TEST_CUDA(cudaMemsetAsync(d_L.data(), 0, d_L.bytes(), stream));
+    wham::m2l_accumulate_centers(p, d_M.data(), d_L.data(), d_centers.data(), d_src.data(),
+                                 d_tgt.data(), std::int64_t(list.size()), stream);
+    WHAM_TEST_CUDA(cudaMemsetAsync(d_L.data(), 0, d_L.bytes(), stream));
+    WHAM_TEST_CUDA(cudaEventRecord(start, stream));
+    wham::m2l_accumulate_centers(p, d_M.data(), d_L.data(), d_centers.data(), d_src.data(),
+                                 d_tgt.data(), std::int64_t(list.size()), stream);
+    WHAM_TEST_CUDA(cudaEventRecord(stop, stream));
+    WHAM_TEST_CUDA(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    WHAM_TEST_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    const auto L = d_L.download();
+
+    double num = 0.0, den = 0.0;
+    for (std::size_t s = 0; s < sample_cell.size(); ++s) {
+      const int t = sample_cell[s];
+      std::vector<std::complex<double>> Lt(static_cast<std::size_t>(C));
+      for (int i = 0; i < C; ++i) {
+        const cT v = L[std::size_t(t) * C + i];
+        Lt[std::size_t(i)] = {v.real(), v.imag()};
+      }
+      const double phi = ref::l2p(p, Lt.data(), &centers[3 * std::size_t(t)], &sample_pos[3 * s]);
+      num += (phi - direct[s]) * (phi - direct[s]);
+      den += direct[s] * direct[s];
+    }
+    std::printf("%4d %12.3e %12.1f %14.1f\n", p, std::sqrt(num / den), ms * 1e3,
+                double(list.size()) / (ms * 1e-3) * 1e-6);
+  }
+  WHAM_TEST_CUDA(cudaEventDestroy(start));
+  WHAM_TEST_CUDA(cudaEventDestroy(stop));
+  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+  return 0;
+}
