@@ -126,7 +126,44 @@ void m2l_args(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
+/// Variants of the thread schedule (threads per block, registers or shared memory)
+/// at 1e5 pairs, for the tuning table in detail/m2l/fused.cuh.
+template <class T, int P, int NT, bool Registers>
+void BM_m2l_variant(benchmark::State& state) {
+  const std::int64_t n = 100000;
+  const std::size_t C = std::size_t(P + 1) * (P + 1);
+  using Z = cuda::std::complex<T>;
+  using wham::detail::m2l::cpx;
+  wham_test::device_buffer<Z> M(C * n), L(C * n);
+  wham_test::device_buffer<T> d(3 * n);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), 2 * C * n, 1);
+  wham_bench::fill_uniform(d.data(), 3 * n, 2);
+  away_from_zero<<<wham_bench::floor_grid(), 256>>>(d.data(), n);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    wham::detail::m2l::launch_thread_variant<P, T, NT, Registers>(
+        reinterpret_cast<const cpx<T>*>(M.data()), d.data(), reinterpret_cast<cpx<T>*>(L.data()),
+        n, nullptr);
+  });
+  const double floor_s = wham_bench::copy_floor(
+      M.data(), L.data(), std::min(std::size_t(bytes / 2) / 16 * 16, M.bytes()), nullptr);
+  wham_bench::set_common_counters(state, t, bytes, floor_s);
+  state.counters["p"] = P;
+  state.counters["threads"] = NT;
+  state.counters["registers"] = Registers;
+  state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
+}
+
 }  // namespace
+
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 7, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 32, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 6, 128, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 7, 128, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 8, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 5, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_TEMPLATE(BM_m2l, double)->Apply(m2l_args<double>);
 BENCHMARK_TEMPLATE(BM_m2l, float)->Apply(m2l_args<float>);

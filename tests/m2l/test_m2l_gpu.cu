@@ -73,9 +73,10 @@ const inputs<T>& make_inputs(int p, std::int64_t n) {
     if (i % 4 == 0) {
       x = y = 0.0;
       z = (i % 8 == 0) ? r : -r;
-    } else if (i % 4 == 1) {
+    } else if (i % 4 == 1) {  // near the axis, |delta| still in [1, 3]
       x = 1e-7 * u(gen);
       y = 1e-7 * u(gen);
+      z = z >= 0.0 ? r : -r;
     }
     cache.d[3 * i] = T(x);
     cache.d[3 * i + 1] = T(y);

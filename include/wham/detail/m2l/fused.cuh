@@ -12,10 +12,11 @@
 ///           thread works on its record either in registers (low P) or in its
 ///           shared-memory slot (slot stride (P+1)^2 rounded up to odd: no bank
 ///           conflicts).
-///   warp:   one warp per pair, runtime order (0..20), lanes over the coefficients
-///           (l, m) of a degree-by-degree pass; swap matrices and factorials copied
-///           once per (persistent) block into shared memory. The fallback above the
-///           thread schedule's orders.
+///   warp:   one warp per pair, runtime order (0..20), lanes over the row pairs
+///           (l, +-m) of the folded swaps (the same parities as blocks.cuh) and over
+///           the coefficients of the z-translation; swap matrices and factorials
+///           copied once per (persistent) block into shared memory. The schedule
+///           above the thread schedule's orders.
 ///
 /// Exposed for other M2L forms: `warp_load_tables`, `warp_m2l` (a whole pair by
 /// one warp from a shared-memory buffer), `thread_config`.
@@ -43,27 +44,34 @@ struct thread_config {
   int threads;     ///< threads (= pairs) per block
   bool registers;  ///< whole record in registers (else worked on in shared memory)
 };
+// Figures: H200, wham's bench_m2l, 1e5 pairs, median us (first GPU run, 2026-11-30).
 template <class T>
 constexpr thread_config thread_schedule_config(int p) {
   if constexpr (std::is_same_v<T, double>) {
     // ptxas (sm_90): p = 4 in registers 140 regs; p = 6 254 regs, no spill; p = 8 in
     // registers spills 1.7 KB, in shared memory 0.2 KB.
-    if (p <= 4) return {128, true};   // provisional, to be measured
-    if (p <= 6) return {64, true};    // provisional
-    return {64, false};               // provisional
+    if (p <= 4) return {128, true};  // p = 2, 3, 4: 11.2, 19.1, 30.4 us (0.80-0.89 of the copy floor)
+    if (p <= 6) return {64, true};   // p = 5, 6: 43.9, 59.6 us (0.86, 0.85)
+    return {64, false};              // p = 7, 8: 131, 380 us (0.50, 0.21): shared-memory slots
+                                     // cap the SM at ~4 warps; p = 9: 821 us
   } else {
-    // ptxas: p = 8 in registers spills 236 B (1000 B stack), in shared memory less
-    if (p <= 6) return {128, true};   // provisional
-    return {128, false};              // provisional
+    // ptxas: p = 7 in registers 192 regs, no spill; p = 8 in registers spills 236 B
+    if (p <= 6) return {128, true};  // p = 2, 4, 6: 8.8, 15.0, 37.8 us (0.84, 0.73, 0.72)
+    return {128, false};             // p = 7, 8: 63, 83 us (0.54, 0.52); p = 12: 968 us
   }
 }
 /// Automatic choice: the thread schedule up to this order, the warp schedule above.
 template <class T>
 constexpr int automatic_thread_max_order() {
-  return thread_max_order;  // provisional
+  // double, 1e5 pairs: thread 821 us at p = 9 (dense-swap warp: 1004); at p = 10, 11, 12
+  // thread 1327, 1705, 2105 us, folded-swap warp 779, 823, 937 us (examples/m2l_check,
+  // second GPU run; the dense-swap warp took 1056, 1408, 1787).
+  // float: thread 968 us at p = 12 (dense-swap warp 1425; the folded warp is not yet
+  // measured in float, so the thread schedule keeps p <= 12).
+  return std::is_same_v<T, double> ? 9 : 12;
 }
 /// Warps per block of the warp schedule.
-inline constexpr int warp_schedule_warps = 4;  // provisional
+inline constexpr int warp_schedule_warps = 4;  // not tuned (the only value measured)
 // ----------------------------------------------------------------------------------
 
 /// Host-side compile-time loop: f(std::integral_constant<int, I>) for I = Begin..End-1.
@@ -200,15 +208,6 @@ __device__ __forceinline__ void warp_load_tables(warp_tables<T> t, int p) {
   for (int i = threadIdx.x; i <= 2 * p; i += blockDim.x) t.fact[i] = c.fact[i];
 }
 
-/// B_l[i][j] from the folded table.
-template <class T>
-__device__ __forceinline__ T warp_swap_entry(const T* b, int l, int i, int j) {
-  const int ai = i < 0 ? -i : i, aj = j < 0 ? -j : j;
-  const T v = b[swap_offset(l) + ai * (l + 1) + aj];
-  const bool neg = (i < 0 && ((l + aj) & 1)) != (j < 0 && ((l + ai) & 1));
-  return neg ? -v : v;
-}
-
 __device__ __forceinline__ void degree_order(int idx, int& l, int& m) {
   l = int(sqrtf(float(idx)));
   while (l * l > idx) --l;
@@ -239,13 +238,84 @@ __device__ __forceinline__ warp_scratch<T> warp_scratch_at(cpx<T>* base, int p) 
           reinterpret_cast<T*>(base + 2 * C + 2 * (p + 1))};
 }
 
+/// (l, m >= 0) of the j-th row pair, j = 0..(p+1)(p+2)/2 - 1.
+__device__ __forceinline__ void degree_row(int j, int& l, int& m) {
+  l = int((sqrtf(8.0f * float(j) + 1.0f) - 1.0f) * 0.5f);
+  while (l * (l + 1) / 2 > j) --l;
+  while ((l + 1) * (l + 2) / 2 <= j) ++l;
+  m = j - l * (l + 1) / 2;
+}
+
+/// dst <- the folded form of Dz src: dst[l, 0] = v_0, dst[l, k] = v_k + v_-k,
+/// dst[l, -k] = v_k - v_-k (k > 0), v_m = src[l, m] e^{+-i m a} (pw = null: no Dz).
+template <class T>
+__device__ __forceinline__ void warp_fold(const cpx<T>* src, cpx<T>* dst, int rows,
+                                          const cpx<T>* pw, bool conj) {
+  for (int j = threadIdx.x & 31; j < rows; j += 32) {
+    int l, m;
+    degree_row(j, l, m);
+    const int c = l * l + l;
+    cpx<T> xp = src[c + m];
+    if (m == 0) {
+      dst[c] = xp;
+      continue;
+    }
+    cpx<T> xn = src[c - m];
+    if (pw != nullptr) {
+      xp = conj ? mul_conj(xp, pw[m]) : xp * pw[m];
+      xn = conj ? xn * pw[m] : mul_conj(xn, pw[m]);
+    }
+    dst[c + m] = xp + xn;
+    dst[c - m] = xp - xn;
+  }
+}
+
+/// dst[l] <- A src[l] per degree, A = B_l (Transpose = false) or B_l^T, src folded
+/// (warp_fold); then dst[l, m] *= post_m: Dz(+-pw) when pw != null, r^-(l+1) when ir != null.
+template <bool Transpose, class T>
+__device__ __forceinline__ void warp_swap(const T* b, const cpx<T>* src, cpx<T>* dst, int rows,
+                                          const cpx<T>* pw, bool conj, const T* ir) {
+  for (int j = threadIdx.x & 31; j < rows; j += 32) {
+    int l, m;
+    degree_row(j, l, m);
+    const int c = l * l + l;
+    const int par = (l + m) & 1;
+    const T* row = b + swap_offset(l);
+    cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
+    if (!par) E = fma(Transpose ? row[m] : row[m * (l + 1)], src[c], E);
+    for (int k = 1; k <= l; ++k) {
+      const T v = Transpose ? row[k * (l + 1) + m] : row[m * (l + 1) + k];
+      const cpx<T> x = par ? src[c - k] : src[c + k];
+      if (k & 1) {
+        O = fma(v, x, O);
+      } else {
+        E = fma(v, x, E);
+      }
+    }
+    cpx<T> yp = E + O, yn = (l & 1) ? O - E : E - O;
+    if (pw != nullptr) {
+      yp = conj ? mul_conj(yp, pw[m]) : yp * pw[m];
+      yn = conj ? yn * pw[m] : mul_conj(yn, pw[m]);
+    }
+    if (ir != nullptr) {
+      yp = scale(yp, ir[l + 1]);
+      yn = scale(yn, ir[l + 1]);
+    }
+    dst[c + m] = yp;
+    if (m > 0) dst[c - m] = yn;
+  }
+}
+
 /// One pair by one warp: s.a holds the multipole (all lanes synchronised);
-/// writes the local to out (global or shared, (p+1)^2 contiguous).
+/// writes the local to out (global or shared, (p+1)^2 contiguous, coalesced).
+/// Ten passes over the expansion, separated by __syncwarp; the swaps work on row
+/// pairs (m, -m) of the folded vectors, (p+1)(p+2)/2 rows of l+1 terms a degree.
 template <class T>
 __device__ __forceinline__ void warp_m2l(warp_tables<T> tab, warp_scratch<T> s, int p, T x, T y,
                                          T z, cpx<T>* out) {
   const int lane = threadIdx.x & 31;
   const int C = (p + 1) * (p + 1);
+  const int rows = (p + 1) * (p + 2) / 2;
   if (lane == 0) {
     const T rho2 = x * x + y * y;
     const T rho = sqrt(rho2);
@@ -266,31 +336,14 @@ __device__ __forceinline__ void warp_m2l(warp_tables<T> tab, warp_scratch<T> s, 
     s.ir[p + 1] = ir;
   }
   __syncwarp();
-  // to z: a <- Dz(alpha) a; b <- Dz(beta) B^T a; a <- r^-(l+1) B^T b
-  for (int idx = lane; idx < C; idx += 32) {
-    int l, m;
-    degree_order(idx, l, m);
-    if (m > 0) s.a[idx] = s.a[idx] * s.pa[m];
-    if (m < 0) s.a[idx] = mul_conj(s.a[idx], s.pa[-m]);
-  }
+  // to z: M_rot = r^-(l+1) B^T Dz(beta) B^T Dz(alpha) M
+  warp_fold(s.a, s.b, rows, s.pa, false);
   __syncwarp();
-  for (int idx = lane; idx < C; idx += 32) {
-    int l, m;
-    degree_order(idx, l, m);
-    cpx<T> acc{T(0), T(0)};
-    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, k, m), s.a[l * l + l + k], acc);
-    if (m > 0) acc = acc * s.pb[m];
-    if (m < 0) acc = mul_conj(acc, s.pb[-m]);
-    s.b[idx] = acc;
-  }
+  warp_swap<true>(tab.b, s.b, s.a, rows, s.pb, false, static_cast<const T*>(nullptr));
   __syncwarp();
-  for (int idx = lane; idx < C; idx += 32) {
-    int l, m;
-    degree_order(idx, l, m);
-    cpx<T> acc{T(0), T(0)};
-    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, k, m), s.b[l * l + l + k], acc);
-    s.a[idx] = scale(acc, s.ir[l + 1]);
-  }
+  warp_fold(s.a, s.b, rows, static_cast<const cpx<T>*>(nullptr), false);
+  __syncwarp();
+  warp_swap<true>(tab.b, s.b, s.a, rows, static_cast<const cpx<T>*>(nullptr), false, s.ir);
   __syncwarp();
   // z: b[n, m] = (-1)^m r^-n sum_{k=|m|}^{p-n} (n+k)! a[k, m]
   for (int idx = lane; idx < C; idx += 32) {
@@ -302,26 +355,16 @@ __device__ __forceinline__ void warp_m2l(warp_tables<T> tab, warp_scratch<T> s, 
     s.b[idx] = scale(acc, (m & 1) ? -s.ir[n] : s.ir[n]);
   }
   __syncwarp();
-  // back: a <- Dz(-beta) B b; out <- Dz(-alpha) B a
-  for (int idx = lane; idx < C; idx += 32) {
-    int l, m;
-    degree_order(idx, l, m);
-    cpx<T> acc{T(0), T(0)};
-    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, m, k), s.b[l * l + l + k], acc);
-    if (m > 0) acc = mul_conj(acc, s.pb[m]);
-    if (m < 0) acc = acc * s.pb[-m];
-    s.a[idx] = acc;
-  }
+  // back: L = Dz(-alpha) B Dz(-beta) B L_z
+  warp_fold(s.b, s.a, rows, static_cast<const cpx<T>*>(nullptr), false);
   __syncwarp();
-  for (int idx = lane; idx < C; idx += 32) {
-    int l, m;
-    degree_order(idx, l, m);
-    cpx<T> acc{T(0), T(0)};
-    for (int k = -l; k <= l; ++k) acc = fma(warp_swap_entry(tab.b, l, m, k), s.a[l * l + l + k], acc);
-    if (m > 0) acc = mul_conj(acc, s.pa[m]);
-    if (m < 0) acc = acc * s.pa[-m];
-    out[idx] = acc;
-  }
+  warp_swap<false>(tab.b, s.a, s.b, rows, s.pb, true, static_cast<const T*>(nullptr));
+  __syncwarp();
+  warp_fold(s.b, s.a, rows, static_cast<const cpx<T>*>(nullptr), false);
+  __syncwarp();
+  warp_swap<false>(tab.b, s.a, s.b, rows, s.pa, true, static_cast<const T*>(nullptr));
+  __syncwarp();
+  for (int idx = lane; idx < C; idx += 32) out[idx] = s.b[idx];
   __syncwarp();
 }
 
