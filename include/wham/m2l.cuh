@@ -16,7 +16,12 @@
 /// Coefficients are general complex (no conjugate symmetry is assumed). T is
 /// float or double; arithmetic is in T. Orders 0..20 in double, 0..16 in float
 /// (float holds 0! .. 34!; the swap matrices' entries grow like 2^l, so float
-/// accuracy degrades with p: about 1e-6 relative at p = 4, see the tests).
+/// accuracy degrades with p: measured relative errors about 1e-6 at p <= 8, 4e-6 at
+/// p = 12, 4e-5 at p = 16; double 1e-14 at p = 12, 1e-12 at p = 20).
+///
+/// Measured on an H200 (double, 100k pairs, bench/bench_m2l.cu): p = 2, 3, 4, 5 in
+/// 11.2, 19.1, 30.4, 43.9 us (0.80-0.89 of a plain copy of the same bytes); p = 6
+/// 59.6 us (0.85); p = 7, 8 131, 380 us (0.50, 0.21); p = 12 about 0.94 ms.
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out
