@@ -35,7 +35,8 @@
 ///                  Requires the pairs of each target to be contiguous in the list
 ///                  (grouped by target, e.g. wham::reference::interaction_lists); a
 ///                  target split over two runs is a data race (caller's error).
-///   automatic      atomic (the tuning table in detail/fmm/accumulate.cuh).
+///   automatic      atomic for now: provisional, not yet measured on a GPU (bench_fmm
+///                  reports both methods; the choice belongs in detail/fmm/accumulate.cuh).
 ///
 /// Order p in 0..m2l_max_order<T>() (20 in double, 16 in float); orders up to the M2L
 /// thread schedule (12) run one thread per pair, higher orders one warp per pair.
@@ -70,7 +71,7 @@ namespace wham {
 
 /// How the accumulate form sums the pairs of one target.
 enum class m2l_accumulate_method {
-  automatic,      ///< the measured choice (atomic)
+  automatic,      ///< atomic (provisional: to be chosen by measurement)
   atomic,         ///< any pair order; atomics; agrees to rounding run to run
   deterministic,  ///< pairs grouped by target; no atomics; bitwise reproducible
 };

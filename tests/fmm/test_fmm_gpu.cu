@@ -199,7 +199,11 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   const method how = GENERATE(method::automatic, method::atomic, method::deterministic);
   if (p > wham::m2l_max_order<T>()) return;
   if (kind == 2 && how == method::deterministic) return;  // needs grouped targets
-  if (wham_test::reduced() && (p > 8 || kind == 1 || p == 1 || p == 3 || p == 5)) return;
+  // Sanitizer runs: the thread schedule at two orders, the warp schedule at one.
+  if (wham_test::reduced() && (kind == 1 || how == method::automatic ||
+                               (p != 2 && p != 8 && p != 16))) {
+    return;
+  }
   // The O(p^4) host reference dominates the run time: fewer pairs at high order.
   const std::int64_t pairs = p <= 8 ? 3000 : 400;
   CAPTURE(p, kind, int(f), int(how), wham_test::seed());
@@ -242,7 +246,7 @@ TEMPLATE_TEST_CASE("m2l accumulate equals the sum of pair-streaming results", "[
   using T = TestType;
   using cT = cuda::std::complex<T>;
   const int p = GENERATE(2, 4, 8, 13);
-  if (wham_test::reduced() && p > 4) return;
+  if (wham_test::reduced() && p != 4 && p != 13) return;
   CAPTURE(p, wham_test::seed());
   auto gen = wham_test::rng(7100 + p);
   const test_list h = uniform_list(wham_test::reduced() ? 2 : 3);  // 512 cells, every class
@@ -287,7 +291,7 @@ TEMPLATE_TEST_CASE("m2l accumulate deterministic method gives identical bits", "
   using cT = cuda::std::complex<T>;
   const int p = GENERATE(3, 6, 14);
   const form f = GENERATE(form::deltas, form::centers, form::classes);
-  if (wham_test::reduced() && p > 6) return;
+  if (wham_test::reduced() && p == 6) return;
   CAPTURE(p, int(f), wham_test::seed());
   auto gen = wham_test::rng(7200 + p);
   const test_list h = uniform_list(wham_test::reduced() ? 2 : 3);
@@ -316,7 +320,7 @@ TEMPLATE_TEST_CASE("m2l class form equals the pair form", "[fmm][gpu]", float, d
   using cT = cuda::std::complex<T>;
   const int p = GENERATE(1, 4, 7, 10, 15);
   const method how = GENERATE(method::atomic, method::deterministic);
-  if (wham_test::reduced() && p > 7) return;
+  if (wham_test::reduced() && p != 4 && p != 15) return;
   CAPTURE(p, int(how), wham_test::seed());
   auto gen = wham_test::rng(7300 + p);
   const test_list h = uniform_list(wham_test::reduced() ? 2 : 3);

@@ -5,7 +5,8 @@
 /// `m2l_inplace`; `detail/m2l/fused.cuh`: the thread schedule's tuning table and
 /// slot layout, `warp_m2l` and its tables for the warp schedule).
 ///
-/// Two schedules, each with two accumulation methods:
+/// Two schedules, each with two accumulation methods (the method is a kernel argument,
+/// so one instantiation per schedule, order and type):
 ///
 ///   thread (p <= the M2L thread schedule's orders): a block takes tiles of NT
 ///     consecutive pairs; it gathers their multipoles into shared memory (coalesced:
@@ -41,6 +42,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace wham::detail::fmm {
@@ -335,6 +337,13 @@ template <int P, class T, int NT, bool Registers>
 void launch_thread_variant(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
   auto kernel = accumulate_thread_kernel<P, T, NT, Registers>;
   const std::size_t smem = thread_smem_bytes<P, T, NT, Registers>(l.mode, l.num_classes);
+  if (smem > current_device_limits().smem_per_block_optin) {
+    throw_invalid_argument("m2l_accumulate_classes", "num_classes", l.num_classes,
+                           "a class table that fits shared memory beside the tile at p = " +
+                               std::to_string(P) + " (" +
+                               std::to_string(current_device_limits().smem_per_block_optin) +
+                               " bytes a block)");
+  }
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));
