@@ -7,11 +7,15 @@
 #      those with shared-memory kernels, at reduced sizes (WHAM_TEST_REDUCED=1);
 #   3. the benchmark sweep, JSON per benchmark (--benchmark_out);
 #   4. plots (when matplotlib is there) and a markdown summary, printed last.
-# Everything lands under $OUT (or ./gpu-out). Exit status: non-zero if a test
+# Under $OUT (or ./gpu-out): summary.md, one PNG per benchmark binary, and
+# logs.tar.gz (every log and the benchmark JSON). Exit status: non-zero if a test
 # failed or the sanitizer reported an error.
 #   scripts/gpu-check.sh [BUILD_OR_STAGE_DIR]   (default: the folder of this script)
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
-#   WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1, WHAM_SANITIZE_FILTER (Catch2 test spec).
+#   WHAM_BENCHES (names of the benchmark binaries to run; default: all),
+#   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1,
+#   WHAM_SANITIZE_FILTER (Catch2 test spec). A long run can be split over two calls:
+#   WHAM_SKIP_BENCH=1 first, then WHAM_SKIP_TESTS=1 WHAM_SKIP_SANITIZER=1.
 set -uo pipefail
 dir=$(cd "${1:-$(dirname "$0")}" && pwd)
 out=${OUT:-$PWD/gpu-out}
@@ -37,14 +41,18 @@ fi
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 
 # ---- 1. tests ------------------------------------------------------------------
-(cd "$dir" && ctest -LE build --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
-ctest_rc=$?
-[ $ctest_rc -eq 0 ] || status=1
-if grep -q "(Skipped)" "$logs/ctest.txt"; then
-  echo "GPU tests reported skipped on a GPU machine" >> "$logs/ctest.txt"
-  status=1
+ctest_rc=skipped
+tests_line="not run (WHAM_SKIP_TESTS=1)"
+if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
+  (cd "$dir" && ctest -LE build --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
+  ctest_rc=$?
+  [ $ctest_rc -eq 0 ] || status=1
+  if grep -q "(Skipped)" "$logs/ctest.txt"; then
+    echo "GPU tests reported skipped on a GPU machine" >> "$logs/ctest.txt"
+    status=1
+  fi
+  tests_line=$(grep -E "tests passed|tests failed" "$logs/ctest.txt" | tail -n1)
 fi
-tests_line=$(grep -E "tests passed|tests failed" "$logs/ctest.txt" | tail -n1)
 
 # ---- 2. compute-sanitizer ------------------------------------------------------
 san_rows=""
@@ -53,7 +61,7 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     name=$(basename "$t")
     for tool in memcheck racecheck; do
       # racecheck only where shared memory is used: the WHT family and M2L kernels.
-      WHAM_TEST_REDUCED=1 timeout 900 compute-sanitizer --tool $tool --error-exitcode 99 \
+      WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool $tool --error-exitcode 99 \
         "$t" ${WHAM_SANITIZE_FILTER:-} > "$logs/sanitizer_${tool}_${name}.txt" 2>&1
       rc=$?
       summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer_${tool}_${name}.txt" | tail -n1)
@@ -69,20 +77,21 @@ fi
 if [ "${WHAM_SKIP_BENCH:-0}" != 1 ]; then
   for b in $(find "$dir/bench" -maxdepth 1 -type f -perm -u+x -name 'bench_*' | sort); do
     name=$(basename "$b")
+    if [ -n "${WHAM_BENCHES:-}" ] && ! [[ " $WHAM_BENCHES " == *" $name "* ]]; then continue; fi
     LD_LIBRARY_PATH="$(dirname "$b"):${LD_LIBRARY_PATH:-}" "$b" \
       --benchmark_min_time="${WHAM_BENCH_MIN_TIME:-0.02}" \
       --benchmark_filter="${WHAM_BENCH_FILTER:-.}" \
-      --benchmark_out="$work/$name.json" --benchmark_out_format=json \
+      --benchmark_out="$logs/$name.json" --benchmark_out_format=json \
       > "$logs/$name.txt" 2>&1 || { echo "$name exited non-zero" >> "$logs/$name.txt"; status=1; }
-    cp "$work/$name.json" "$out/" 2>/dev/null || true
   done
 fi
 
 # ---- 4. plots and summary ------------------------------------------------------
 if python3 -c "import matplotlib" 2>/dev/null; then
-  for j in "$out"/bench_*.json; do
+  for j in "$logs"/bench_*.json; do
     [ -e "$j" ] && python3 "$dir/plot.py" "$j" --out "$out" >> "$logs/plot.txt" 2>&1
   done
+
 fi
 {
   echo "## wham GPU run: ${gpu_name:-unknown GPU}, $(date -u +%Y-%m-%d)"
@@ -93,7 +102,7 @@ fi
   echo "|---|---|---|---|"
   printf "%s" "$san_rows"
   echo
-  for j in "$out"/bench_*.json; do
+  for j in "$logs"/bench_*.json; do
     [ -e "$j" ] && python3 "$dir/summarize.py" "$j"
   done
   echo
