@@ -2,11 +2,18 @@
 # Copies what runs on a GPU machine out of a build folder made without a GPU:
 # the test, benchmark and example executables, ctest's files, the shared Google
 # Benchmark library, and the run scripts. Object files stay behind.
-#   scripts/stage.sh [BUILD_DIR=build] [STAGE_DIR=.stage]
+#   scripts/stage.sh [BUILD_DIR=build] [STAGE_DIR=.stage] [--pack]
+# --pack also writes STAGE_DIR-pack/stage.tar.xz (the executables compress about
+# 2x), for transfers with a size cap; unpack it with `tar -xJf` on the GPU machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-build}" && pwd)
-stage=${2:-.stage}
+pack=0
+args=()
+for a in "$@"; do
+  if [ "$a" = "--pack" ]; then pack=1; else args+=("$a"); fi
+done
+build=$(cd "${args[0]:-build}" && pwd)
+stage=${args[1]:-.stage}
 rm -rf "$stage"
 mkdir -p "$stage"
 stage=$(cd "$stage" && pwd)
@@ -35,3 +42,8 @@ done
 cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/bench/plot.py" "$stage/"
 echo "$build" > "$stage/.build_root"
 du -sh "$stage"
+if [ $pack = 1 ]; then
+  mkdir -p "$stage-pack"
+  tar -cJf "$stage-pack/stage.tar.xz" -C "$stage" .
+  du -sh "$stage-pack/stage.tar.xz"
+fi

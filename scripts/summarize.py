@@ -8,8 +8,12 @@ PREFERRED = ["median_us", "GB/s", "floor_frac", "Mpairs/s", "GFLOP/s", "speedup_
 
 
 def main(path):
-    with open(path) as f:
-        data = json.load(f)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"### {path.split('/')[-1]}: unreadable ({e})")
+        return
     rows = [b for b in data.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"]
     ctx = data.get("context", {})
     print(f"### {path.split('/')[-1]} ({ctx.get('date', '')})")
