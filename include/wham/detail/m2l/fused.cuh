@@ -63,12 +63,12 @@ constexpr thread_config thread_schedule_config(int p) {
 /// Automatic choice: the thread schedule up to this order, the warp schedule above.
 template <class T>
 constexpr int automatic_thread_max_order() {
-  // double, 1e5 pairs: thread 821 us at p = 9 (dense-swap warp: 1004); at p = 10, 11, 12
-  // thread 1327, 1705, 2105 us, folded-swap warp 779, 823, 937 us (examples/m2l_check,
-  // second GPU run; the dense-swap warp took 1056, 1408, 1787).
-  // float: thread 968 us at p = 12 (dense-swap warp 1425; the folded warp is not yet
-  // measured in float, so the thread schedule keeps p <= 12).
-  return std::is_same_v<T, double> ? 9 : 12;
+  // Third GPU run (H200, 2026-11-30, bench_m2l, 1e5 pairs, median us), thread vs
+  // folded-swap warp schedule:
+  //   double p = 8: 370 vs 517;  p = 9: 771 vs 580;  p = 12: 2060 vs 941
+  //   float  p = 10: 409 vs 689; p = 11: 583 vs 718; p = 12: 940 vs 764
+  // (earlier: double thread 1327, 1705, 2105 us at p = 10, 11, 12 against 779, 823, 937).
+  return std::is_same_v<T, double> ? 8 : 11;
 }
 /// Warps per block of the warp schedule.
 inline constexpr int warp_schedule_warps = 4;  // not tuned (the only value measured)
