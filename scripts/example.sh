@@ -5,10 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-export PATH=/usr/local/cuda/bin:$PATH
-if ! dpkg -s catch2 libbenchmark-dev >/dev/null 2>&1 && command -v apt-get >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq catch2 libbenchmark-dev >/dev/null
-fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
+scripts/configure.sh "$build"
 cmake --build "$build" --target iqp_encode -j "$(nproc)"
 "$build/examples/iqp_encode"
