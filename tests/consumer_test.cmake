@@ -4,7 +4,14 @@ set(work ${WHAM_BINARY_DIR}/consumer_test/${MODE})
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
 
-set(args -S ${WHAM_SOURCE_DIR}/examples/consumer -B ${work}/build "-DCMAKE_CUDA_ARCHITECTURES=80;90")
+# The installed package is built for two architectures (wham must compile for
+# sm_80 as well as sm_90); the subdirectory build for sm_90 alone, to save CI time.
+if(MODE STREQUAL "find_package")
+  set(archs "80;90")
+else()
+  set(archs "90")
+endif()
+set(args -S ${WHAM_SOURCE_DIR}/examples/consumer -B ${work}/build "-DCMAKE_CUDA_ARCHITECTURES=${archs}")
 if(MODE STREQUAL "find_package")
   execute_process(COMMAND ${CMAKE_COMMAND} --install ${WHAM_BINARY_DIR} --prefix ${work}/prefix
                   RESULT_VARIABLE rc)
