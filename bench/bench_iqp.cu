@@ -32,7 +32,7 @@ void BM_iqp(benchmark::State& state) {
   }
   // What automatic resolved to: 1 fused, 2 kronecker, 3 baseline.
   state.counters["resolved_path"] =
-      double(static_cast<int>(path == wham::iqp_path::automatic ? wham::iqp_automatic_path<Out>(n) : path));
+      double(static_cast<int>(path == wham::iqp_path::automatic ? wham::iqp_automatic_path<Out>(n, batch) : path));
   const auto variant = wham::iqp_variant::iqp;
   const std::int64_t per = wham::iqp_num_params(n, variant);
   wham_test::device_buffer<double> params(static_cast<std::size_t>(per * batch));

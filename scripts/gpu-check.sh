@@ -14,7 +14,8 @@
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
 #   WHAM_BENCHES (names of the benchmark binaries to run; default: all),
 #   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1,
-#   WHAM_SANITIZE_FILTER (Catch2 test spec). A long run can be split over two calls:
+#   WHAM_SANITIZE_FILTER (Catch2 test spec), WHAM_SANITIZE_BINARIES (names of the
+#   test binaries to sanitize; default: all). A long run can be split over two calls:
 #   WHAM_SKIP_BENCH=1 first, then WHAM_SKIP_TESTS=1 WHAM_SKIP_SANITIZER=1.
 set -uo pipefail
 dir=$(cd "${1:-$(dirname "$0")}" && pwd)
@@ -59,6 +60,10 @@ san_rows=""
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
   for t in $(find "$dir/tests" -type f -perm -u+x -name 'test_*_gpu' | sort); do
     name=$(basename "$t")
+    if [ -n "${WHAM_SANITIZE_BINARIES:-}" ] && ! [[ " $WHAM_SANITIZE_BINARIES " == *" $name "* ]]; then
+      san_rows+="| $name | (not selected: WHAM_SANITIZE_BINARIES) | | |"$'\n'
+      continue
+    fi
     for tool in memcheck racecheck; do
       # racecheck only where shared memory is used: the WHT family and M2L kernels.
       WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool $tool --error-exitcode 99 \

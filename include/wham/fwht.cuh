@@ -29,6 +29,7 @@
 #pragma once
 
 #include <wham/detail/wht/baseline.cuh>
+#include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker.cuh>
 #include <wham/error.hpp>
@@ -44,8 +45,10 @@ namespace wham {
 
 /// Which schedule runs the transform.
 enum class fwht_path {
-  automatic,  ///< fused whenever a row fits one block's shared memory, else kronecker
-  fused,      ///< one block per row (several rows per block when short), all on chip
+  automatic,  ///< fused whenever a row fits on chip (one block, or a cluster), else kronecker
+  fused,      ///< all on chip: one block per row (several rows per block when short), or
+              ///< on compute capability 9.0+ a cluster of 2 or 4 blocks per row for the
+              ///< two log_n above one block's shared memory
   kronecker,  ///< split H_n = H_hi (x) H_lo for long rows (log_n >= 11)
   baseline,   ///< one global-memory launch per butterfly stage (any log_n)
 };
@@ -59,7 +62,7 @@ inline bool fwht_path_serves(fwht_path path, int log_n) {
     case fwht_path::baseline:
       return true;
     case fwht_path::fused:
-      return log_n <= detail::wht::fused_max_log_n<T>();
+      return log_n <= detail::wht::fused_cluster_max_log_n<T>();
     case fwht_path::kronecker:
       return detail::wht::kronecker_serves<T>(log_n);
   }
@@ -69,7 +72,7 @@ inline bool fwht_path_serves(fwht_path path, int log_n) {
 /// Largest log_n the fused path serves for element type T on the current device.
 template <class T>
 inline int fwht_fused_max_log_n() {
-  return detail::wht::fused_max_log_n<T>();
+  return detail::wht::fused_cluster_max_log_n<T>();
 }
 
 /// Batched Walsh-Hadamard transform of `batch` rows of 2^log_n elements.
@@ -97,7 +100,12 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
   const detail::wht::stored_output<T, V> output{out};
   const int max_fused = fwht_fused_max_log_n<T>();
   if (path == fwht_path::automatic) {
-    path = log_n <= max_fused ? fwht_path::fused : fwht_path::kronecker;
+    const int block_max = detail::wht::fused_max_log_n<T>();
+    path = log_n <= block_max ? fwht_path::fused
+           : log_n <= max_fused &&
+                   detail::wht::cluster_pays(1 << (log_n - block_max), batch)
+               ? fwht_path::fused
+               : fwht_path::kronecker;
   }
   switch (path) {
     case fwht_path::fused:
@@ -106,7 +114,11 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
             "fwht", "log_n", log_n,
             "0.." + std::to_string(max_fused) + " for this element type on this device (fused path)");
       }
-      detail::wht::launch_fused<V>(log_n, batch, input, output, scale, stream);
+      if (log_n > detail::wht::fused_max_log_n<T>()) {
+        detail::wht::launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
+      } else {
+        detail::wht::launch_fused<V>(log_n, batch, input, output, scale, stream);
+      }
       return;
     case fwht_path::kronecker:
       if (!detail::wht::kronecker_serves<T>(log_n)) {

@@ -34,10 +34,13 @@
 /// \endcode
 ///
 /// Paths (`iqp_path`): `fused` keeps a whole state on chip (one block per sample,
-/// several samples per block at small n): phases generated in registers, every
-/// butterfly stage in registers and shared memory, the 2^-n scale folded into the
-/// one write; it serves n <= iqp_fused_max_qubits<Out>() (on an H200: 13 for
-/// complex128, 14 for complex64). `kronecker` is the large-n schedule
+/// several samples per block at small n; on compute capability 9.0+ also a
+/// cluster of 2 or 4 blocks per sample, exchanging through distributed shared
+/// memory, for the two qubit counts above one block's shared memory and for
+/// batches that would leave most multiprocessors idle): phases generated in
+/// registers, every butterfly stage in registers and shared memory, the 2^-n
+/// scale folded into the one write; it serves n <= iqp_fused_max_qubits<Out>()
+/// (on an H200: 15 for complex128, 16 for complex64). `kronecker` is the large-n schedule
 /// (wham/detail/wht/kronecker.cuh). `baseline` writes the phases, then runs one
 /// global-memory butterfly launch per stage (n + 1 launches; any n). `automatic`
 /// picks fused when the state fits on chip, else kronecker where it serves n,
@@ -50,6 +53,7 @@
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/wht/baseline.cuh>
+#include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker.cuh>
 #include <wham/error.hpp>
@@ -105,17 +109,56 @@ namespace detail::iqp {
 /// Compiled ceiling of the fused path per output type (the H200's 227 KB of
 /// shared memory per block hold 2^14 complex64 or 2^13 complex128 amplitudes).
 template <class V>
-inline constexpr int fused_compiled_max = sizeof(V) >= 16 ? 13 : 14;
+inline constexpr int fused_compiled_max = wht::block_compiled_max_log_n<V>;
+
+/// Largest n one block holds on the current device.
+template <class V>
+inline int block_max_qubits() {
+  const int dev = wht::fused_max_log_n<V>();
+  return dev < fused_compiled_max<V> ? dev : fused_compiled_max<V>;
+}
+
+/// The cluster schedule serves n = M + 1 and M + 2 (clusters of 2 and 4 parts of
+/// 2^M, M the compiled block maximum) where the device holds 2^M in one block.
+template <class V>
+inline bool cluster_beyond_block() {
+  return wht::clusters_supported() && block_max_qubits<V>() == fused_compiled_max<V>;
+}
 
 template <class V>
 inline int fused_max_qubits() {
-  const int dev = wht::fused_max_log_n<V>();
-  return dev < fused_compiled_max<V> ? dev : fused_compiled_max<V>;
+  return cluster_beyond_block<V>() ? fused_compiled_max<V> + 2 : block_max_qubits<V>();
+}
+
+/// Small batches at n = M - 1 and M run as clusters of two half-rows, so that a
+/// batch that would leave most multiprocessors idle (rows <= SMs / 2) spreads
+/// over twice as many. H200, complex128, us, one block vs cluster of 2 (vs of 4):
+/// n = 12 batch 64: 12.6 vs 12.2 (13.0); n = 13 batch 1: 19.1 vs 13.4 (12.3),
+/// batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs 15.5 (16.9).
+template <class V>
+inline bool cluster_small_batch(int n, std::int64_t batch) {
+  return cluster_beyond_block<V>() && (n == fused_compiled_max<V> || n == fused_compiled_max<V> - 1) &&
+         batch * 2 <= std::int64_t(current_device_limits().sm_count);
+}
+
+template <class V, class Input, class Output>
+inline void launch_cluster(int n, std::int64_t batch, Input input, Output output,
+                           wht::real_t<V> scale, cudaStream_t stream) {
+  constexpr int M = fused_compiled_max<V>;
+  if (n == M + 2) return wht::launch_cluster_n<V, M, 4>(input, output, batch, scale, stream);
+  if (n == M + 1) return wht::launch_cluster_n<V, M, 2>(input, output, batch, scale, stream);
+  if (n == M) return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
+  if (n == M - 1) return wht::launch_cluster_n<V, M - 2, 2>(input, output, batch, scale, stream);
+  throw_invalid_argument("iqp_encode", "num_qubits (cluster schedule)", n,
+                         std::to_string(M - 1) + ".." + std::to_string(M + 2));
 }
 
 template <class V, class Input, class Output>
 inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
                          wht::real_t<V> scale, cudaStream_t stream) {
+  if (n > block_max_qubits<V>() || cluster_small_batch<V>(n, batch)) {
+    return launch_cluster<V>(n, batch, input, output, scale, stream);
+  }
   switch (n) {
 #define WHAM_IQP_FUSED_CASE(L)                                                    \
   case L:                                                                         \
@@ -153,10 +196,17 @@ inline int iqp_fused_max_qubits() {
   return detail::iqp::fused_max_qubits<Out>();
 }
 
-/// The path `automatic` resolves to for n qubits and output type Out on the current device.
+/// The path `automatic` resolves to for n qubits, output type Out and `batch`
+/// samples on the current device (rows beyond one block: fused as clusters once
+/// the batch fills the GPU, else kronecker).
 template <class Out>
-inline iqp_path iqp_automatic_path(int num_qubits) {
-  if (num_qubits <= iqp_fused_max_qubits<Out>()) return iqp_path::fused;
+inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8) {
+  const int block_max = detail::iqp::block_max_qubits<Out>();
+  if (num_qubits <= block_max) return iqp_path::fused;
+  if (num_qubits <= iqp_fused_max_qubits<Out>() &&
+      detail::wht::cluster_pays(1 << (num_qubits - block_max), batch)) {
+    return iqp_path::fused;
+  }
   return detail::wht::kronecker_serves<Out>(num_qubits) ? iqp_path::kronecker
                                                         : iqp_path::baseline;
 }
@@ -210,10 +260,10 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
   using R = detail::wht::real_t<V>;
   const R scale = static_cast<R>(std::ldexp(1.0, -num_qubits));
   const detail::iqp::phase_input<Param, V> input{params, per_sample, num_qubits,
-                                                 variant == iqp_variant::iqp};
+                                                 variant == iqp_variant::iqp, batch};
   const detail::wht::stored_output<Out, V> output{states};
 
-  if (path == iqp_path::automatic) path = iqp_automatic_path<Out>(num_qubits);
+  if (path == iqp_path::automatic) path = iqp_automatic_path<Out>(num_qubits, batch);
   switch (path) {
     case iqp_path::fused: {
       const int max_fused = iqp_fused_max_qubits<Out>();

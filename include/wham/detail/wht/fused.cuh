@@ -43,6 +43,22 @@ struct loaded_input {
   }
 };
 
+/// Whether an input policy makes per-block tables before its loads (the IQP
+/// phases' product form): `static constexpr bool block_tables = true` and
+///   table_bytes<E>(elements)           shared bytes for a block of that many elements
+///                                      (0: not used for this E and row length)
+///   prepare<E>(tables, g_block, elements, tid, threads)   the block builds them
+///   load<E>(g0, v, tables)             loads reading them
+template <class Input, class = void>
+struct has_block_tables : cuda::std::false_type {};
+template <class Input>
+struct has_block_tables<Input, cuda::std::void_t<decltype(Input::block_tables)>>
+    : cuda::std::bool_constant<Input::block_tables> {};
+template <class Input>
+inline constexpr bool has_block_tables_v = has_block_tables<Input>::value;
+/// The fused kernel's tables_offset when the input makes no tables.
+inline constexpr unsigned no_tables = 0xffffffffu;
+
 /// Output policy: elements scaled, converted to Out, stored 16 bytes wide.
 template <class Out, class V>
 struct stored_output {
@@ -65,11 +81,16 @@ struct stored_output {
 /// E = 32 for 8-byte types, 64 for float): the first log2(E) butterfly stages run
 /// in registers, and every round trip through shared memory does another log2(E),
 /// so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
-/// Tuning (H200): E was chosen by the shared-memory budget (round trips per
-/// element), not by an A/B measurement. Measured with it, IQP at 512 MiB of
-/// output, fraction of the write floor: complex128 n = 8: 0.62, 10: 0.46, 12: 0.42,
-/// 13: 0.31; complex64 n = 8: 0.57, 10: 0.49, 12: 0.42, 14: 0.32 (phase generation
-/// and FP64 butterflies, not the stores, bound the large-n cases).
+/// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
+/// element), checked against half of it: complex128 E = 8 (and 64 registers, 30
+/// warps an SM instead of 15), IQP 512 MiB, us: n = 8 252 vs 219, n = 12 334 vs
+/// 278, n = 13 429 vs 365; complex64 E = 16 (measured before the product-form
+/// factors moved to double): n = 10 306 vs 342, n = 12 312 vs 335, n = 14 454 vs 380,
+/// mixed, so E stays 32.
+/// Fraction of the write floor now (IQP, 512 MiB): complex128 n = 6: 0.71, 8: 0.65,
+/// 10: 0.49, 12: 0.47, 13: 0.36; complex64 n = 8: 0.61, 10: 0.49, 12: 0.42, 14: 0.35
+/// (ncu, complex128 n = 12: 16 warps an SM, issue slots 40% busy, stalls on block
+/// barriers and shared-memory loads).
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
@@ -105,6 +126,25 @@ __device__ __forceinline__ unsigned swizzle(unsigned x) {
   return x ^ ((x >> LogE) & ((1u << LogE) - 1u));
 }
 
+/// Orders a segment's shared-memory round trip: a segment of at most 32 threads
+/// lies within one warp (TPS divides 32, segments are consecutive threads), so
+/// its warp synchronises alone instead of waiting at a block barrier for the
+/// block's other segments. `lanes` names the warp's threads (the last warp of a
+/// block may be partial).
+template <int TPS>
+__device__ __forceinline__ void segment_sync(unsigned lanes) {
+  if constexpr (TPS <= 32) {
+    __syncwarp(lanes);
+  } else {
+    __syncthreads();
+  }
+}
+
+__device__ __forceinline__ unsigned warp_lanes() {
+  const unsigned in_warp = blockDim.x - (threadIdx.x & ~31u);
+  return in_warp >= 32 ? 0xffffffffu : (1u << in_warp) - 1u;
+}
+
 /// One round trip of the shared-memory schedule: transforms index bits [B, B + G).
 /// Register j = r * 2^G + g of thread t holds x = low(o) | g << B | high(o) << (B + G)
 /// with o = r * TPS + t, so neighbouring lanes touch neighbouring words. The last
@@ -133,7 +173,7 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Out
   if constexpr (B + G < LogN) {
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
-    __syncthreads();
+    segment_sync<TPS>(warp_lanes());
     fused_passes<B + G, LogN, LogE, TPS, Linear>(seg, t, v, output, g_seg, active, scale);
   } else if constexpr (Linear) {
     // Back to the positions this thread just read: no other thread touches them.
@@ -153,7 +193,8 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Out
 // spilled (n = 4: 128 bytes); at 128 they take 122 and do not.
 template <class V, int LogN, class Input, class Output>
 __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
-    fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale) {
+    fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
+                 unsigned tables_offset) {
   using shape = fused_shape<V, LogN>;
   constexpr int N = shape::n;
   constexpr int E = shape::items;
@@ -167,9 +208,27 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
   const bool active = segment < num_segments;
   const std::int64_t g_seg = segment * N;
 
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   V v[E];
+  const unsigned char* tables = nullptr;
+  if constexpr (has_block_tables_v<Input>) {
+    if (tables_offset != no_tables) {
+      unsigned char* const t_smem = smem_raw + tables_offset;
+      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
+      std::int64_t here = num_segments - first;
+      here = here < segments_here ? here : segments_here;
+      input.template prepare<E>(t_smem, first * N, here * N, static_cast<int>(threadIdx.x),
+                                static_cast<int>(blockDim.x));
+      __syncthreads();
+      tables = t_smem;
+    }
+  }
   if (active) {
-    input.template load<E>(g_seg + std::int64_t(t) * E, v);
+    if constexpr (has_block_tables_v<Input>) {
+      input.template load<E>(g_seg + std::int64_t(t) * E, v, tables);
+    } else {
+      input.template load<E>(g_seg + std::int64_t(t) * E, v);
+    }
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j) v[j] = V(0);
@@ -177,29 +236,34 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
   register_butterflies<LogE>(v);
 
   if constexpr (shape::needs_smem) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
     V* const block_smem = reinterpret_cast<V*>(smem_raw);
     V* seg = block_smem + s_local * shape::stride;
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(unsigned(t * E + j))] = v[j];
     if constexpr (shape::uses_smem) {
-      __syncthreads();
+      segment_sync<TPS>(warp_lanes());
       fused_passes<LogE, LogN, LogE, TPS, shape::linear_store>(seg, t, v, output, g_seg, active,
                                                                scale);
     }
     if constexpr (shape::linear_store) {
-      // The block's segments are contiguous in memory: store them in linear order.
-      __syncthreads();
-      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
-      const std::int64_t g_block = first * N;
-      const int threads = static_cast<int>(blockDim.x);
+      // A warp's segments (TPS < 32 here) are contiguous in memory: the warp
+      // stores them in linear order, neighbouring lanes neighbouring elements.
+      static_assert(TPS <= 32, "linear stores are warp-local");
+      const unsigned lanes_mask = warp_lanes();
+      __syncwarp(lanes_mask);
+      const int lanes = __popc(lanes_mask);
+      const int lane = static_cast<int>(threadIdx.x & 31u);
+      const int s_warp = static_cast<int>(threadIdx.x & ~31u) / TPS;  // first segment of the warp
+      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here + s_warp;
+      const std::int64_t g_warp = first * N;
 #pragma unroll
       for (int k = 0; k < E; ++k) {
-        const int e = k * threads + static_cast<int>(threadIdx.x);
+        const int e = k * lanes + lane;
         const int s = e >> LogN;
         if (first + s < num_segments) {
-          const V one[1] = {block_smem[s * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
-          output.template store<1>(g_block + e, one, scale);
+          const V one[1] = {
+              block_smem[(s_warp + s) * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
+          output.template store<1>(g_warp + e, one, scale);
         }
       }
     }
@@ -233,11 +297,17 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
                            "at most 2^31 - 1 thread blocks of segments");
   }
   auto kernel = fused_kernel<V, LogN, Input, Output>;
-  const std::size_t smem =
-      shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
-  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  std::size_t smem = shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
+  std::size_t tables = 0;
+  if constexpr (has_block_tables_v<Input>) {
+    tables = input.template table_bytes<shape::items>(spb * shape::n);
+  }
+  const unsigned tables_offset =
+      tables != 0 ? static_cast<unsigned>((smem + 15) & ~std::size_t(15)) : no_tables;
+  if (tables != 0) smem = tables_offset + tables;
+  ensure_dynamic_smem(kernel, smem > shape::smem_bytes ? smem : shape::smem_bytes);
   kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(spb * shape::threads_per_segment),
-           smem, stream>>>(input, output, num_segments, scale);
+           smem, stream>>>(input, output, num_segments, scale, tables_offset);
   WHAM_CHECK_LAUNCH("wham::detail::wht::fused_kernel");
 }
 
