@@ -246,24 +246,21 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
                                                                scale);
     }
     if constexpr (shape::linear_store) {
-      // A warp's segments (TPS < 32 here) are contiguous in memory: the warp
-      // stores them in linear order, neighbouring lanes neighbouring elements.
-      static_assert(TPS <= 32, "linear stores are warp-local");
-      const unsigned lanes_mask = warp_lanes();
-      __syncwarp(lanes_mask);
-      const int lanes = __popc(lanes_mask);
-      const int lane = static_cast<int>(threadIdx.x & 31u);
-      const int s_warp = static_cast<int>(threadIdx.x & ~31u) / TPS;  // first segment of the warp
-      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here + s_warp;
-      const std::int64_t g_warp = first * N;
+      // The block's segments are contiguous in memory: store them in linear order.
+      // Block-wide, not warp by warp (H200, 1 GiB, fraction of the copy floor,
+      // warp-local vs block-wide): float log_n = 6: 0.68 vs 0.90, double 5: 0.72 vs
+      // 0.94, float 7-9: 0.75-0.77 vs 0.74; IQP unchanged.
+      __syncthreads();
+      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
+      const std::int64_t g_block = first * N;
+      const int threads = static_cast<int>(blockDim.x);
 #pragma unroll
       for (int k = 0; k < E; ++k) {
-        const int e = k * lanes + lane;
+        const int e = k * threads + static_cast<int>(threadIdx.x);
         const int s = e >> LogN;
         if (first + s < num_segments) {
-          const V one[1] = {
-              block_smem[(s_warp + s) * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
-          output.template store<1>(g_warp + e, one, scale);
+          const V one[1] = {block_smem[s * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
+          output.template store<1>(g_block + e, one, scale);
         }
       }
     }
