@@ -100,12 +100,7 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
   const detail::wht::stored_output<T, V> output{out};
   const int max_fused = fwht_fused_max_log_n<T>();
   if (path == fwht_path::automatic) {
-    const int block_max = detail::wht::fused_max_log_n<T>();
-    path = log_n <= block_max ? fwht_path::fused
-           : log_n <= max_fused &&
-                   detail::wht::cluster_pays(1 << (log_n - block_max), batch)
-               ? fwht_path::fused
-               : fwht_path::kronecker;
+    path = detail::wht::fused_pays<T>(log_n, batch) ? fwht_path::fused : fwht_path::kronecker;
   }
   switch (path) {
     case fwht_path::fused:

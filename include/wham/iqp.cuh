@@ -118,16 +118,11 @@ inline int block_max_qubits() {
   return dev < fused_compiled_max<V> ? dev : fused_compiled_max<V>;
 }
 
-/// The cluster schedule serves n = M + 1 and M + 2 (clusters of 2 and 4 parts of
-/// 2^M, M the compiled block maximum) where the device holds 2^M in one block.
-template <class V>
-inline bool cluster_beyond_block() {
-  return wht::clusters_supported() && block_max_qubits<V>() == fused_compiled_max<V>;
-}
-
+/// Largest n on chip: one block, or a cluster (wht::fused_cluster_max_log_n).
 template <class V>
 inline int fused_max_qubits() {
-  return cluster_beyond_block<V>() ? fused_compiled_max<V> + 2 : block_max_qubits<V>();
+  const int on_chip = wht::fused_cluster_max_log_n<V>();
+  return on_chip > wht::fused_max_log_n<V>() ? on_chip : block_max_qubits<V>();
 }
 
 /// Small batches at n = M - 1 and M run as clusters of two half-rows, so that a
@@ -137,27 +132,21 @@ inline int fused_max_qubits() {
 /// batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs 15.5 (16.9).
 template <class V>
 inline bool cluster_small_batch(int n, std::int64_t batch) {
-  return cluster_beyond_block<V>() && (n == fused_compiled_max<V> || n == fused_compiled_max<V> - 1) &&
+  return fused_max_qubits<V>() > block_max_qubits<V>() &&
+         (n == fused_compiled_max<V> || n == fused_compiled_max<V> - 1) &&
          batch * 2 <= std::int64_t(current_device_limits().sm_count);
-}
-
-template <class V, class Input, class Output>
-inline void launch_cluster(int n, std::int64_t batch, Input input, Output output,
-                           wht::real_t<V> scale, cudaStream_t stream) {
-  constexpr int M = fused_compiled_max<V>;
-  if (n == M + 2) return wht::launch_cluster_n<V, M, 4>(input, output, batch, scale, stream);
-  if (n == M + 1) return wht::launch_cluster_n<V, M, 2>(input, output, batch, scale, stream);
-  if (n == M) return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
-  if (n == M - 1) return wht::launch_cluster_n<V, M - 2, 2>(input, output, batch, scale, stream);
-  throw_invalid_argument("iqp_encode", "num_qubits (cluster schedule)", n,
-                         std::to_string(M - 1) + ".." + std::to_string(M + 2));
 }
 
 template <class V, class Input, class Output>
 inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
                          wht::real_t<V> scale, cudaStream_t stream) {
-  if (n > block_max_qubits<V>() || cluster_small_batch<V>(n, batch)) {
-    return launch_cluster<V>(n, batch, input, output, scale, stream);
+  if (n > block_max_qubits<V>()) {
+    return wht::launch_cluster_beyond_block<V>(n, batch, input, output, scale, stream);
+  }
+  if (cluster_small_batch<V>(n, batch)) {
+    constexpr int M = fused_compiled_max<V>;
+    if (n == M) return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
+    return wht::launch_cluster_n<V, M - 2, 2>(input, output, batch, scale, stream);
   }
   switch (n) {
 #define WHAM_IQP_FUSED_CASE(L)                                                    \
@@ -201,10 +190,8 @@ inline int iqp_fused_max_qubits() {
 /// the batch fills the GPU, else kronecker).
 template <class Out>
 inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8) {
-  const int block_max = detail::iqp::block_max_qubits<Out>();
-  if (num_qubits <= block_max) return iqp_path::fused;
   if (num_qubits <= iqp_fused_max_qubits<Out>() &&
-      detail::wht::cluster_pays(1 << (num_qubits - block_max), batch)) {
+      detail::wht::fused_pays<Out>(num_qubits, batch)) {
     return iqp_path::fused;
   }
   return detail::wht::kronecker_serves<Out>(num_qubits) ? iqp_path::kronecker

@@ -170,8 +170,18 @@ inline void launch_cluster_beyond_block(int log_n, std::int64_t rows, Input inpu
   constexpr int M = block_compiled_max_log_n<V>;
   if (log_n == M + 1) return launch_cluster_n<V, M, 2>(input, output, rows, scale, stream);
   if (log_n == M + 2) return launch_cluster_n<V, M, 4>(input, output, rows, scale, stream);
-  throw_invalid_argument("fwht", "log_n (cluster schedule)", log_n,
+  throw_invalid_argument("fused path (cluster schedule)", "log_n", log_n,
                          std::to_string(M + 1) + ".." + std::to_string(M + 2));
+}
+
+/// What `automatic` does with rows of 2^log_n: the fused family when one block
+/// holds a row, or when clusters hold it and pay for `rows` rows (else the caller
+/// falls back to the Kronecker split).
+template <class V>
+inline bool fused_pays(int log_n, std::int64_t rows) {
+  const int block = fused_max_log_n<V>();
+  if (log_n <= block) return true;
+  return log_n <= fused_cluster_max_log_n<V>() && cluster_pays(1 << (log_n - block), rows);
 }
 
 }  // namespace wham::detail::wht
