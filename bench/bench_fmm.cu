@@ -252,6 +252,39 @@ void BM_cublas_class_gemm(benchmark::State& state) {
   state.counters["Mpairs/s"] = t > 0 ? n / t * 1e-6 : 0.0;
 }
 
+/// Warps per block of the split schedule in the accumulate form (centres, atomic,
+/// 16^3 level), for split_schedule_config: args none, P and G compile time.
+template <class T, int P, int G>
+void BM_fmm_split_variant(benchmark::State& state) {
+  const level_list& L = get_level(4);
+  constexpr int C = (P + 1) * (P + 1);
+  const std::int64_t cells = std::int64_t(1) << 12;
+  const std::int64_t n = std::int64_t(L.host.size());
+  using cT = cuda::std::complex<T>;
+  using wham::detail::fmm::cpx;
+  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
+  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
+  wham_test::device_buffer<T> centers(narrow<T>(L.centers));
+  const wham::detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(M.data()),
+                                          reinterpret_cast<cpx<T>*>(Lc.data()),
+                                          L.src->data(),
+                                          L.tgt->data(),
+                                          nullptr,
+                                          centers.data(),
+                                          0,
+                                          wham::detail::fmm::geometry::centers,
+                                          n};
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    wham::detail::fmm::launch_tile_variant<P, T, 32, 32 * G,
+                                           wham::detail::fmm::translator::split>(l, false,
+                                                                                 nullptr);
+  });
+  state.counters["p"] = P;
+  state.counters["warps"] = G;
+  state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
+}
+
 void level4_all_p(benchmark::internal::Benchmark* b) {
   for (int p = 2; p <= 16; ++p) b->Args({p, 4});
   for (int p : {2, 4, 8, 12, 16}) b->Args({p, 5});
@@ -264,6 +297,14 @@ void gemm_args(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);

@@ -20,7 +20,7 @@
 
 namespace {
 
-enum bench_path { automatic = 0, thread = 1, warp = 2, direct = 3, materialised = 4 };
+enum bench_path { automatic = 0, thread = 1, warp = 2, direct = 3, materialised = 4, split = 5 };
 
 template <class T>
 __global__ void away_from_zero(T* d, std::int64_t n) {
@@ -43,6 +43,11 @@ void BM_m2l(benchmark::State& state) {
   }
   if (path == thread && p > wham::detail::m2l::thread_max_order) {
     state.SkipWithError("order beyond the thread schedule");
+    return;
+  }
+  if (path == split &&
+      (p < wham::detail::m2l::split_min_order || p > wham::detail::m2l::split_max_order)) {
+    state.SkipWithError("order outside the split schedule");
     return;
   }
   if (path == materialised &&
@@ -72,6 +77,7 @@ void BM_m2l(benchmark::State& state) {
       case automatic: wham::m2l(M.data(), d.data(), L.data(), p, n, stream); break;
       case thread: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::thread); break;
       case warp: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::warp); break;
+      case split: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::split); break;
       case direct: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::direct); break;
       case materialised:
         wham::detail::m2l::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()),
@@ -114,9 +120,13 @@ void BM_m2l(benchmark::State& state) {
 template <class T>
 void m2l_args(benchmark::internal::Benchmark* b) {
   const int pmax = wham::m2l_max_order<T>();
-  for (int path : {automatic, thread, warp}) {
+  for (int path : {automatic, thread, split, warp}) {
     for (int p = 0; p <= pmax; ++p) {
       if (path == thread && p > wham::detail::m2l::thread_max_order) continue;
+      if (path == split &&
+          (p < wham::detail::m2l::split_min_order || p > wham::detail::m2l::split_max_order)) {
+        continue;
+      }
       // the explicit schedules (for the tuning table) at 1e5 pairs, automatic at all sizes
       for (int lg = 4; lg <= 6; ++lg) {
         if (path == automatic || lg == 5) b->Args({p, lg, path});
@@ -155,7 +165,45 @@ void BM_m2l_variant(benchmark::State& state) {
   state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
 }
 
+/// Warps per block and register cap (blocks per SM) of the split schedule at 1e5
+/// pairs, for split_schedule_config in fused.cuh.
+template <class T, int P, int G, int MinBlocks>
+void BM_m2l_split_variant(benchmark::State& state) {
+  const std::int64_t n = 100000;
+  const std::size_t C = std::size_t(P + 1) * (P + 1);
+  using Z = cuda::std::complex<T>;
+  using wham::detail::m2l::cpx;
+  wham_test::device_buffer<Z> M(C * n), L(C * n);
+  wham_test::device_buffer<T> d(3 * n);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), 2 * C * n, 1);
+  wham_bench::fill_uniform(d.data(), 3 * n, 2);
+  away_from_zero<<<wham_bench::floor_grid(), 256>>>(d.data(), n);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    wham::detail::m2l::launch_split_variant<P, T, G, MinBlocks>(reinterpret_cast<const cpx<T>*>(M.data()),
+                                                    d.data(), reinterpret_cast<cpx<T>*>(L.data()),
+                                                    n, nullptr);
+  });
+  const double floor_s = wham_bench::copy_floor(
+      M.data(), L.data(), std::min(std::size_t(bytes / 2) / 16 * 16, M.bytes()), nullptr);
+  wham_bench::set_common_counters(state, t, bytes, floor_s);
+  state.counters["p"] = P;
+  state.counters["warps"] = G;
+  state.counters["min_blocks"] = MinBlocks;
+  state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
+}
+
 }  // namespace
+
+
+
+
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 7, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 6, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, float, 8, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_TEMPLATE(BM_m2l_variant, double, 7, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);

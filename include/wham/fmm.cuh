@@ -39,9 +39,10 @@
 ///                  H200 (bench_fmm, 16^3 uniform list, double: p = 4 118 vs 190 us,
 ///                  p = 8 1.64 vs 1.87 ms, p = 12 6.3 vs 20.6 ms).
 ///
-/// Order p in 0..m2l_max_order<T>() (20 in double, 16 in float); low orders run one
-/// thread per pair, higher ones one warp per pair, with the same crossover as
-/// wham::m2l's automatic path (detail/m2l/fused.cuh: p <= 8 double, p <= 11 float).
+/// Order p in 0..m2l_max_order<T>() (20 in double, 16 in float); the schedules and
+/// their crossovers are wham::m2l's (detail/m2l/fused.cuh): one thread a pair to
+/// p = 6 (double) / 8 (float), one lane a pair with its degrees over a block's warps
+/// to p = 12, one warp a pair above.
 /// A zero or non-finite displacement is the caller's error: that pair's target gets
 /// non-finite values (as wham::m2l), no other target is affected.
 ///

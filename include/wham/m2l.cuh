@@ -19,9 +19,9 @@
 /// accuracy degrades with p: measured relative errors about 1e-6 at p <= 8, 4e-6 at
 /// p = 12, 4e-5 at p = 16; double 1e-14 at p = 12, 1e-12 at p = 20).
 ///
-/// Measured on an H200 (double, 100k pairs, bench/bench_m2l.cu): p = 2, 3, 4, 5 in
-/// 11.2, 19.1, 30.4, 43.9 us (0.80-0.89 of a plain copy of the same bytes); p = 6
-/// 59.6 us (0.85); p = 7, 8 131, 380 us (0.50, 0.21); p = 12 about 0.94 ms.
+/// Measured on an H200 (double, 100k pairs, bench/bench_m2l.cu, 2026-11-30): p = 2,
+/// 3, 4, 5, 6 in 13.0, 21.8, 32.4, 45.0, 58.5 us (0.85-0.91 of a plain copy of the
+/// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms; p = 20 4.4 ms.
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out
@@ -31,7 +31,10 @@
 /// The kernel (the `automatic` path) rotates each multipole so that delta lies on
 /// z (Dehnen's swap matrices, compile-time constants in __constant__ memory, angle
 /// powers by complex multiplication), translates along z with one Hankel block per
-/// m, and rotates back, all on chip: O(p^3) per pair, no workspace.
+/// m, and rotates back, all on chip: O(p^3) per pair, no workspace. Schedules by
+/// order (detail/m2l/fused.cuh): one thread a pair to p = 6 (double) / 8 (float),
+/// one lane a pair with its degrees split over a block's warps to p = 12, one warp
+/// a pair above.
 ///
 /// \code
 ///   // d_M, d_L: n * 36 cuda::std::complex<double>; d_delta: n * 3 double (p = 5)
@@ -61,6 +64,7 @@ enum class m2l_path {
   automatic,  ///< the fastest measured schedule for the order (tuning table in detail/m2l/fused.cuh)
   thread,     ///< fused, one thread per pair, coefficients in registers or shared memory (p <= 12)
   warp,       ///< fused, one warp per pair (any order)
+  split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
 };
 
@@ -112,7 +116,9 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   const auto* M = reinterpret_cast<const cpx<T>*>(multipoles);
   auto* L = reinterpret_cast<cpx<T>*>(locals);
   if (path == m2l_path::automatic) {
-    path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread : m2l_path::warp;
+    path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread
+           : p <= detail::m2l::split_max_order                ? m2l_path::split
+                                                               : m2l_path::warp;
   }
   switch (path) {
     case m2l_path::thread:
@@ -122,6 +128,15 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
             "0.." + std::to_string(detail::m2l::thread_max_order) + " for m2l_path::thread");
       }
       detail::m2l::launch_thread<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case m2l_path::split:
+      if (p < detail::m2l::split_min_order || p > detail::m2l::split_max_order) {
+        detail::throw_invalid_argument("m2l", "p", p,
+                                       std::to_string(detail::m2l::split_min_order) + ".." +
+                                           std::to_string(detail::m2l::split_max_order) +
+                                           " for m2l_path::split");
+      }
+      detail::m2l::launch_split<T>(p, M, deltas, L, num_pairs, stream);
       break;
     case m2l_path::warp:
       detail::m2l::launch_warp<T>(p, M, deltas, L, num_pairs, stream);

@@ -199,7 +199,7 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   const method how = GENERATE(method::automatic, method::atomic, method::deterministic);
   if (p > wham::m2l_max_order<T>()) return;
   if (kind == 2 && how == method::deterministic) return;  // needs grouped targets
-  // Sanitizer runs: the thread schedule at two orders, the warp schedule at one.
+  // Sanitizer runs: p = 2 thread; p = 8 split (double) or thread (float); p = 16 warp.
   if (wham_test::reduced() && (kind == 1 || how == method::automatic ||
                                (p != 2 && p != 8 && p != 16))) {
     return;
@@ -289,7 +289,7 @@ TEMPLATE_TEST_CASE("m2l accumulate deterministic method gives identical bits", "
                    float, double) {
   using T = TestType;
   using cT = cuda::std::complex<T>;
-  const int p = GENERATE(3, 6, 14);
+  const int p = GENERATE(3, 6, 9, 14);  // thread, thread, split, warp
   const form f = GENERATE(form::deltas, form::centers, form::classes);
   if (wham_test::reduced() && p == 6) return;
   CAPTURE(p, int(f), wham_test::seed());
@@ -318,9 +318,9 @@ TEMPLATE_TEST_CASE("m2l accumulate deterministic method gives identical bits", "
 TEMPLATE_TEST_CASE("m2l class form equals the pair form", "[fmm][gpu]", float, double) {
   using T = TestType;
   using cT = cuda::std::complex<T>;
-  const int p = GENERATE(1, 4, 7, 10, 15);
+  const int p = GENERATE(1, 4, 7, 10, 15);  // 7, 10: split (float 7: thread)
   const method how = GENERATE(method::atomic, method::deterministic);
-  if (wham_test::reduced() && p != 4 && p != 15) return;
+  if (wham_test::reduced() && p != 4 && p != 10 && p != 15) return;
   CAPTURE(p, int(how), wham_test::seed());
   auto gen = wham_test::rng(7300 + p);
   const test_list h = uniform_list(wham_test::reduced() ? 2 : 3);

@@ -20,11 +20,12 @@ namespace ref = wham::reference;
 
 namespace {
 
-enum class path_kind { thread, warp, direct, materialised };
+enum class path_kind { thread, split, warp, direct, materialised };
 
 const char* name(path_kind k) {
   switch (k) {
     case path_kind::thread: return "thread";
+    case path_kind::split: return "split";
     case path_kind::warp: return "warp";
     case path_kind::direct: return "direct";
     default: return "materialised";
@@ -90,6 +91,7 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
               int p, std::int64_t n) {
   switch (k) {
     case path_kind::thread: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread); break;
+    case path_kind::split: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::split); break;
     case path_kind::warp: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp); break;
     case path_kind::direct: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct); break;
     case path_kind::materialised: {
@@ -104,6 +106,14 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
   }
 }
 
+/// Whether the explicit path serves order p.
+bool serves(path_kind k, int p) {
+  using namespace wham::detail::m2l;
+  if (k == path_kind::thread) return p <= thread_max_order;
+  if (k == path_kind::split) return p >= split_min_order && p <= split_max_order;
+  return true;
+}
+
 bool print_errors() {
   const char* e = std::getenv("WHAM_M2L_PRINT");
   return e != nullptr && e[0] == '1';
@@ -113,12 +123,13 @@ bool print_errors() {
 
 TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", float, double) {
   using T = TestType;
-  const int p = GENERATE(0, 1, 2, 3, 4, 5, 8, 12, 16, 20);
+  // 7 and 10: orders where the split schedule's degree partition differs (G = 4)
+  const int p = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 16, 20);
   const std::int64_t n = GENERATE(1, 7, 1000, 100000);
-  const path_kind k = GENERATE(path_kind::thread, path_kind::warp, path_kind::direct,
-                               path_kind::materialised);
+  const path_kind k = GENERATE(path_kind::thread, path_kind::split, path_kind::warp,
+                               path_kind::direct, path_kind::materialised);
   if (p > wham::m2l_max_order<T>()) return;
-  if (k == path_kind::thread && p > wham::detail::m2l::thread_max_order) return;
+  if (!serves(k, p)) return;
   const std::size_t C = std::size_t(p + 1) * (p + 1);
   // the materialised baseline's workspace: at most 2 GB here
   if (k == path_kind::materialised &&
@@ -168,8 +179,10 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
 
 TEMPLATE_TEST_CASE("m2l: zero and non-finite displacements", "[m2l][gpu]", float, double) {
   using T = TestType;
-  const int p = GENERATE(0, 1, 4, 12);
-  const path_kind k = GENERATE(path_kind::thread, path_kind::warp, path_kind::direct);
+  const int p = GENERATE(0, 1, 4, 8, 12);
+  const path_kind k =
+      GENERATE(path_kind::thread, path_kind::split, path_kind::warp, path_kind::direct);
+  if (!serves(k, p)) return;
   CAPTURE(p, name(k), wham_test::seed());
   const std::int64_t n = 6;
   const std::size_t C = std::size_t(p + 1) * (p + 1);
@@ -222,6 +235,10 @@ TEST_CASE("m2l: argument checks", "[m2l][gpu]") {
                   wham::error);
   CHECK_THROWS_AS(m2l(M.data(), d.data(), M.data(), 5, 4), wham::error);  // overlap
   CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::thread),
+                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 4, 4, 0, wham::m2l_path::split),
+                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::split),
                   wham::error);
   wham_test::device_buffer<cuda::std::complex<float>> Mf(289), Lf(289);
   wham_test::device_buffer<float> df(3);

@@ -5,7 +5,7 @@
 /// `m2l_inplace`; `detail/m2l/fused.cuh`: the thread schedule's tuning table and
 /// slot layout, `warp_m2l` and its tables for the warp schedule).
 ///
-/// Two schedules, each with two accumulation methods (the method is a kernel argument,
+/// Three schedules, each with two accumulation methods (the method is a kernel argument,
 /// so one instantiation per schedule, order and type):
 ///
 ///   thread (p <= the M2L thread schedule's orders): a block takes tiles of NT
@@ -23,6 +23,9 @@
 ///                      `locals += sum` once, a plain read-modify-write. No atomics:
 ///                      bitwise reproducible. Requires each target's pairs to be
 ///                      contiguous in the list (grouped by target).
+///   split (the M2L split schedule's orders): as thread, tiles of 32 pairs, one lane a
+///     pair with its degrees over the block's warps (detail/m2l/split.cuh); the same
+///     gather and the same two flushes.
 ///   warp (higher orders): a warp per chunk of 32 pairs, one pair at a time
 ///     (`warp_m2l`), run sums in registers (coefficient c at lane c % 32), flushed
 ///     with atomics (atomic) or owned by run as above (deterministic).
@@ -172,6 +175,29 @@ __device__ __forceinline__ void pair_delta(const pair_list<T>& l, std::int64_t i
   z = d[2];
 }
 
+/// The unpowered rotation angles and 1/r of pair i (split schedule).
+template <class T>
+__device__ __forceinline__ void pair_angles(const pair_list<T>& l, const class_rotation<T>* table,
+                                            std::int64_t i, std::int32_t s, std::int32_t t,
+                                            std::int32_t k, m2l::angles<T>& a, T& inv_r) {
+  if (l.mode == geometry::classes) {
+    if (k >= 0 && k < l.num_classes) {
+      const class_rotation<T> c = table[k];
+      a = {c.ea, c.eb};
+      inv_r = c.inv_r;
+    } else {  // a class id out of range: the pair's result is NaN, visibly
+      const T nan = T(0) / T(0);
+      a = {{nan, nan}, {nan, nan}};
+      inv_r = nan;
+    }
+    return;
+  }
+  T x, y, z;
+  pair_delta(l, i, s, t, k, x, y, z);
+  a = m2l::make_angles(x, y, z);
+  inv_r = m2l::inverse_distance(x, y, z);
+}
+
 template <class T>
 __device__ __forceinline__ void add_atomic(cpx<T>* locals, std::int64_t index, cpx<T> v) {
   atomicAdd(&locals[index].re, v.re);
@@ -201,41 +227,57 @@ __device__ __forceinline__ std::int64_t block_next_run_start(const std::int32_t*
   return to;
 }
 
-/// Shared memory of the thread-schedule kernel.
-template <int P, class T, int NT, bool Registers>
-constexpr std::size_t thread_tile_bytes() {
-  return std::size_t(NT) * m2l::slot_stride<P, T, Registers> * sizeof(cpx<T>) +
-         3 * NT * sizeof(std::int32_t);
+/// How a tile's pairs are translated: one thread a pair with its record in registers
+/// or in its shared-memory slot (the M2L thread schedule), or one lane a pair with its
+/// degrees over the block's warps (the M2L split schedule, 32 pairs a tile).
+enum class translator { thread_registers, thread_shared, split };
+
+/// Slot stride of a tile's records, in cpx<T>.
+template <int P, class T, translator X>
+inline constexpr int tile_stride = X == translator::split
+                                       ? m2l::split_stride<P>
+                                       : m2l::slot_stride<P, T, X == translator::thread_registers>;
+
+/// Shared memory of the tile kernel: NP records, their src/tgt/cls, the class table.
+template <int P, class T, int NP, translator X>
+constexpr std::size_t tile_bytes() {
+  return std::size_t(NP) * tile_stride<P, T, X> * sizeof(cpx<T>) + 3 * NP * sizeof(std::int32_t);
 }
-template <int P, class T, int NT, bool Registers>
-inline std::size_t thread_smem_bytes(geometry mode, int num_classes) {
-  std::size_t b = (thread_tile_bytes<P, T, NT, Registers>() + 15) / 16 * 16;
+template <int P, class T, int NP, translator X>
+inline std::size_t tile_smem_bytes(geometry mode, int num_classes) {
+  std::size_t b = (tile_bytes<P, T, NP, X>() + 15) / 16 * 16;
   if (mode == geometry::classes) b += std::size_t(num_classes) * sizeof(class_rotation<T>);
   return b;
 }
 
-template <int P, class T, int NT, bool Registers>
-__global__ void __launch_bounds__(NT)
-    accumulate_thread_kernel(const pair_list<T> l, std::int64_t num_units, bool deterministic) {
+/// Tiles of NP consecutive pairs, NTH threads (NP = NTH for the thread translators,
+/// 32 for split with NTH = 32 G).
+template <int P, class T, int NP, int NTH, translator X>
+__global__ void __launch_bounds__(NTH)
+    accumulate_tile_kernel(const pair_list<T> l, std::int64_t num_units, bool deterministic) {
   constexpr int C = (P + 1) * (P + 1);
-  constexpr int S = m2l::slot_stride<P, T, Registers>;
+  constexpr int S = tile_stride<P, T, X>;
+  constexpr int NT = NTH;
   constexpr int K = (C + NT - 1) / NT;  // coefficients per thread (deterministic)
   constexpr int G = NT / C > 1 ? NT / C : 1;  // pair groups per coefficient (atomic)
+  constexpr bool Registers = X == translator::thread_registers;
+  static_assert(X == translator::split ? NP == 32 && NTH % 32 == 0 : NP == NTH,
+                "tile shape of the translator");
   extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
   cpx<T>* sm = reinterpret_cast<cpx<T>*>(fmm_smem_raw);
-  std::int32_t* s_src = reinterpret_cast<std::int32_t*>(sm + NT * S);
-  std::int32_t* s_tgt = s_src + NT;
-  std::int32_t* s_cls = s_tgt + NT;
+  std::int32_t* s_src = reinterpret_cast<std::int32_t*>(sm + NP * S);
+  std::int32_t* s_tgt = s_src + NP;
+  std::int32_t* s_cls = s_tgt + NP;
   auto* table = reinterpret_cast<class_rotation<T>*>(
-      fmm_smem_raw + (thread_tile_bytes<P, T, NT, Registers>() + 15) / 16 * 16);
+      fmm_smem_raw + (tile_bytes<P, T, NP, X>() + 15) / 16 * 16);
   __shared__ unsigned long long s_found;
   load_class_table(l, table);
   const int t = threadIdx.x;
   const std::int64_t n = l.num_pairs;
 
   for (std::int64_t unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-    const std::int64_t chunk0 = unit * NT;
-    const std::int64_t chunk1 = chunk0 + NT < n ? chunk0 + NT : n;
+    const std::int64_t chunk0 = unit * NP;
+    const std::int64_t chunk1 = chunk0 + NP < n ? chunk0 + NP : n;
     std::int64_t begin = chunk0, end = chunk1;
     if (deterministic) {
       begin = block_next_run_start(l.tgt, chunk0, chunk1, &s_found);
@@ -247,8 +289,8 @@ __global__ void __launch_bounds__(NT)
     for (int k = 0; k < K; ++k) carry[k] = {T(0), T(0)};
     std::int32_t carry_tgt = -1;
 
-    for (std::int64_t first = begin; first < end; first += NT) {
-      const int count = int(end - first < NT ? end - first : NT);
+    for (std::int64_t first = begin; first < end; first += NP) {
+      const int count = int(end - first < NP ? end - first : NP);
       __syncthreads();  // the previous tile's readers are done (and the class table made)
       if (t < count) {
         s_src[t] = l.src[first + t];
@@ -256,12 +298,27 @@ __global__ void __launch_bounds__(NT)
         s_cls[t] = l.mode == geometry::classes ? l.cls[first + t] : 0;
       }
       __syncthreads();
-      for (int j = t; j < count * C; j += NT) {
+      for (int j = t; j < count * C; j += NT) {  // every load in flight at once
         const int q = j / C;
-        sm[q * S + (j - q * C)] = l.multipoles[std::int64_t(s_src[q]) * C + (j - q * C)];
+        m2l::copy_async(sm + q * S + (j - q * C),
+                        l.multipoles + std::int64_t(s_src[q]) * C + (j - q * C));
       }
+      m2l::stage_records_wait();
       __syncthreads();
-      if (t < count) {
+      if constexpr (X == translator::split) {
+        constexpr int W = NTH / 32;
+        const int lane = t & 31, warp = t >> 5;
+        const bool valid = lane < count;
+        m2l::angles<T> a{};
+        T inv_r = T(0);
+        if (valid) {
+          pair_angles(l, table, first + lane, s_src[lane], s_tgt[lane], s_cls[lane], a, inv_r);
+        }
+        m2l::static_for<0, W>([&](auto Wc) {
+          constexpr int Group = decltype(Wc)::value;
+          if (warp == Group) m2l::split_group<P, T, W, Group>(sm + lane * S, valid, a, inv_r);
+        });
+      } else if (t < count) {
         cpx<T>* slot = sm + t * S;
         T inv_r;
         if constexpr (Registers) {
@@ -333,10 +390,11 @@ __global__ void __launch_bounds__(NT)
   }
 }
 
-template <int P, class T, int NT, bool Registers>
-void launch_thread_variant(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
-  auto kernel = accumulate_thread_kernel<P, T, NT, Registers>;
-  const std::size_t smem = thread_smem_bytes<P, T, NT, Registers>(l.mode, l.num_classes);
+template <int P, class T, int NP, int NTH, translator X>
+void launch_tile_variant(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
+  constexpr int NT = NTH;
+  auto kernel = accumulate_tile_kernel<P, T, NP, NTH, X>;
+  const std::size_t smem = tile_smem_bytes<P, T, NP, X>(l.mode, l.num_classes);
   if (smem > current_device_limits().smem_per_block_optin) {
     throw_invalid_argument("m2l_accumulate_classes", "num_classes", l.num_classes,
                            "a class table that fits shared memory beside the tile at p = " +
@@ -347,19 +405,27 @@ void launch_thread_variant(const pair_list<T>& l, bool deterministic, cudaStream
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));
-  const std::int64_t units = (l.num_pairs + NT - 1) / NT;
+  const std::int64_t units = (l.num_pairs + NP - 1) / NP;
   // Persistent blocks when the class table is made per block; otherwise one tile each.
   const std::int64_t resident = std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
   const std::int64_t grid = std::max<std::int64_t>(
       1, std::min<std::int64_t>(units, l.mode == geometry::classes ? resident : 0x7fffffff));
   kernel<<<dim3(unsigned(grid)), NT, smem, stream>>>(l, units, deterministic);
-  WHAM_CHECK_LAUNCH("fmm accumulate_thread_kernel");
+  WHAM_CHECK_LAUNCH("fmm accumulate_tile_kernel");
 }
 
 template <int P, class T>
 void launch_thread_order(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
   constexpr m2l::thread_config cfg = m2l::thread_schedule_config<T>(P);
-  launch_thread_variant<P, T, cfg.threads, cfg.registers>(l, deterministic, stream);
+  launch_tile_variant<P, T, cfg.threads, cfg.threads,
+                      cfg.registers ? translator::thread_registers : translator::thread_shared>(
+      l, deterministic, stream);
+}
+
+template <int P, class T>
+void launch_split_order(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
+  constexpr m2l::split_config cfg = m2l::split_schedule_config<T>(P);
+  launch_tile_variant<P, T, 32, 32 * cfg.warps, translator::split>(l, deterministic, stream);
 }
 
 // ---- warp schedule (runtime order) ---------------------------------------------------
@@ -482,11 +548,14 @@ void launch_warp(const pair_list<T>& l, int p, bool deterministic, cudaStream_t 
 }
 
 /// Which schedule and method run one call.
-enum class schedule { thread, warp };
+enum class schedule { thread, split, warp };
 
+/// The pair-streaming form's choice (detail/m2l/fused.cuh's tuning table): the tile
+/// kernels do the same translation between the same gather and flush.
 template <class T>
 inline schedule pick_schedule(int p) {
-  return p <= m2l::automatic_thread_max_order<T>() ? schedule::thread : schedule::warp;
+  if (p <= m2l::automatic_thread_max_order<T>()) return schedule::thread;
+  return p <= m2l::split_max_order ? schedule::split : schedule::warp;
 }
 
 /// Launches the accumulate form (arguments checked by the caller).
@@ -499,6 +568,22 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, schedul
     return;
   }
   bool done = false;
+  if (sched == schedule::split) {
+    m2l::static_for_host<m2l::split_min_order, m2l::split_max_order + 1>([&](auto Pc) {
+      constexpr int P = decltype(Pc)::value;
+      if (P == p) {
+        launch_split_order<P, T>(l, deterministic, stream);
+        done = true;
+      }
+    });
+    if (!done) {
+      throw_invalid_argument("m2l_accumulate", "p", p,
+                             std::to_string(m2l::split_min_order) + ".." +
+                                 std::to_string(m2l::split_max_order) +
+                                 " for the split schedule");
+    }
+    return;
+  }
   m2l::static_for_host<0, m2l::thread_max_order + 1>([&](auto Pc) {
     constexpr int P = decltype(Pc)::value;
     if (P == p) {

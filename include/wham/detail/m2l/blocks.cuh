@@ -8,6 +8,8 @@
 ///   cpx<T>                      {re, im}, layout of cuda::std::complex<T>
 ///   direction<P, T>             ea[m] = e^{i m alpha}, eb[m] = e^{i m beta}, m = 0..P
 ///   make_direction<P>(x, y, z)  from delta, no trigonometry (rho = 0 gives alpha = 0)
+///   angles<T>, make_angles      e^{i alpha}, e^{i beta} alone; the rotations below also
+///                               take them and make the powers on the way (fewer registers)
 ///   inverse_distance(x, y, z)   1 / |delta| (the r-scalings are kept apart from the
 ///                               direction, so pairs of one direction class share it)
 ///   rotate_to_z_degree<L>(v, dir)    v[-L..L] (pointer to (L, -L)) <-
@@ -93,12 +95,17 @@ struct direction {
   cpx<T> eb[P + 1];  ///< e^{i m beta},  beta = atan2(-rho, z)
 };
 
-/// e^{i alpha} = (y + i x) / rho, e^{i beta} = (z - i rho) / r and their powers by
-/// complex multiplication. delta = 0 or a non-finite delta gives non-finite powers.
-template <int P, class T>
-__host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
+/// The rotation angles of one direction, unpowered: e^{i alpha}, e^{i beta}.
+template <class T>
+struct angles {
+  cpx<T> ea, eb;
+};
+
+/// e^{i alpha} = (y + i x) / rho, e^{i beta} = (z - i rho) / r. delta = 0 or a
+/// non-finite delta gives non-finite values.
+template <class T>
+__host__ __device__ __forceinline__ angles<T> make_angles(T x, T y, T z) {
   using std::sqrt;
-  direction<P, T> d;
   const T rho2 = x * x + y * y;
   const T rho = sqrt(rho2);
   const T inv_r = T(1) / sqrt(rho2 + z * z);
@@ -107,13 +114,25 @@ __host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z
     const T inv_rho = T(1) / rho;
     ea = {y * inv_rho, x * inv_rho};
   }
-  const cpx<T> eb{z * inv_r, -rho * inv_r};
+  return {ea, cpx<T>{z * inv_r, -rho * inv_r}};
+}
+
+/// The angles and their powers by complex multiplication (m = 1 is the angle itself,
+/// bit for bit, as in dz_powers_inplace).
+template <int P, class T>
+__host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z) {
+  const angles<T> a = make_angles(x, y, z);
+  direction<P, T> d;
   d.ea[0] = {T(1), T(0)};
   d.eb[0] = {T(1), T(0)};
+  if constexpr (P >= 1) {
+    d.ea[1] = a.ea;
+    d.eb[1] = a.eb;
+  }
 WHAM_M2L_UNROLL
-  for (int m = 1; m <= P; ++m) {
-    d.ea[m] = d.ea[m - 1] * ea;
-    d.eb[m] = d.eb[m - 1] * eb;
+  for (int m = 2; m <= P; ++m) {
+    d.ea[m] = d.ea[m - 1] * a.ea;
+    d.eb[m] = d.eb[m - 1] * a.eb;
   }
   return d;
 }
@@ -159,6 +178,64 @@ WHAM_M2L_UNROLL
   }
 }
 
+/// What swap_store applies to a row pair on its way out.
+enum class swap_post { none, dz, dz_conj };
+
+/// dst[-L..L] <- Post(A v), A = B_L (Transpose = false) or B_L^T (true); Post: nothing,
+/// Dz(e) (dst[m] *= e^{i m a}, e = e^{i a}) or Dz(conj e), then times `s` when
+/// Scale. v (registers) is consumed (overwritten with its folded form); dst is
+/// written once per coefficient, so the result needs no second array of registers
+/// (dst may be v's own slot in shared memory). The powers of e come by the
+/// recurrence of make_direction (the same bits as dz_powers_inplace).
+template <int L, bool Transpose, swap_post Post, bool Scale, class T>
+__host__ __device__ __forceinline__ void swap_store(cpx<T>* v, cpx<T>* dst, cpx<T> e, T s) {
+  const swap_table<T>& tab = swap_constants<T>();
+  constexpr int off = swap_offset(L);
+WHAM_M2L_UNROLL
+  for (int k = 1; k <= L; ++k) {  // fold in place: v[L+k] = x_k + x_-k, v[L-k] = x_k - x_-k
+    const cpx<T> a = v[L + k], b = v[L - k];
+    v[L + k] = a + b;
+    v[L - k] = a - b;
+  }
+  cpx<T> pw{T(1), T(0)};
+WHAM_M2L_UNROLL
+  for (int m = 0; m <= L; ++m) {
+    cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
+WHAM_M2L_UNROLL
+    for (int k = 0; k <= L; ++k) {
+      const bool zero = (k == 0 && ((L + m) & 1)) || (m == 0 && ((L + k) & 1));
+      if (!zero) {
+        const T b = Transpose ? tab.b[off + k * (L + 1) + m] : tab.b[off + m * (L + 1) + k];
+        const cpx<T> c = k == 0 ? v[L] : (((L + m) & 1) ? v[L - k] : v[L + k]);
+        if (k & 1) {
+          O = fma(b, c, O);
+        } else {
+          E = fma(b, c, E);
+        }
+      }
+    }
+    cpx<T> yp = E + O, yn = (L & 1) ? O - E : E - O;
+    if constexpr (Post != swap_post::none) {
+      if (m > 0) {
+        pw = m == 1 ? e : pw * e;
+        if constexpr (Post == swap_post::dz) {
+          yp = yp * pw;
+          yn = mul_conj(yn, pw);
+        } else {
+          yp = mul_conj(yp, pw);
+          yn = yn * pw;
+        }
+      }
+    }
+    if constexpr (Scale) {
+      yp = scale(yp, s);
+      yn = scale(yn, s);
+    }
+    dst[L + m] = yp;
+    if (m > 0) dst[L - m] = yn;
+  }
+}
+
 /// v[m] *= e^{i m a} (Conj = false) or e^{-i m a} (true), m = -L..L; pw = powers, m >= 0.
 template <int L, bool Conj, class T>
 __host__ __device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
@@ -172,6 +249,41 @@ WHAM_M2L_UNROLL
       v[L - m] = mul_conj(v[L - m], pw[m]);
     }
   }
+}
+
+/// dz_inplace with the powers made on the way (e, e^2, ... by the recurrence of
+/// make_direction, so the same bits): two registers instead of a table of L + 1.
+template <int L, bool Conj, class T>
+__host__ __device__ __forceinline__ void dz_powers_inplace(cpx<T>* v, cpx<T> e) {
+  cpx<T> pw = e;
+WHAM_M2L_UNROLL
+  for (int m = 1; m <= L; ++m) {
+    if (m > 1) pw = pw * e;
+    if (Conj) {
+      v[L + m] = mul_conj(v[L + m], pw);
+      v[L - m] = v[L - m] * pw;
+    } else {
+      v[L + m] = v[L + m] * pw;
+      v[L - m] = mul_conj(v[L - m], pw);
+    }
+  }
+}
+
+/// rotate_to_z_degree / rotate_from_z_degree from the unpowered angles.
+template <int L, class T>
+__host__ __device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const angles<T>& a) {
+  dz_powers_inplace<L, false>(v, a.ea);
+  swap_inplace<L, true>(v);
+  dz_powers_inplace<L, false>(v, a.eb);
+  swap_inplace<L, true>(v);
+}
+
+template <int L, class T>
+__host__ __device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const angles<T>& a) {
+  swap_inplace<L, false>(v);
+  dz_powers_inplace<L, true>(v, a.eb);
+  swap_inplace<L, false>(v);
+  dz_powers_inplace<L, true>(v, a.ea);
 }
 
 template <int L, int P, class T>

@@ -24,6 +24,7 @@
 
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
+#include <wham/detail/m2l/split.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -60,18 +61,50 @@ constexpr thread_config thread_schedule_config(int p) {
     return {128, false};             // p = 7, 8: 63, 83 us (0.54, 0.52); p = 12: 968 us
   }
 }
-/// Automatic choice: the thread schedule up to this order, the warp schedule above.
+/// Automatic choice: the thread schedule up to this order, the split schedule above
+/// it to split_max_order, the warp schedule beyond.
 template <class T>
 constexpr int automatic_thread_max_order() {
-  // Third GPU run (H200, 2026-11-30, bench_m2l, 1e5 pairs, median us), thread vs
-  // folded-swap warp schedule:
-  //   double p = 8: 370 vs 517;  p = 9: 771 vs 580;  p = 12: 2060 vs 941
-  //   float  p = 10: 409 vs 689; p = 11: 583 vs 718; p = 12: 940 vs 764
-  // (earlier: double thread 1327, 1705, 2105 us at p = 10, 11, 12 against 779, 823, 937).
-  return std::is_same_v<T, double> ? 8 : 11;
+  // H200, bench_m2l, 1e5 pairs, median us over three runs (2026-11-30, session 3),
+  // thread vs split schedule:
+  //   double p = 6: 56.8-59.6 vs 73-100 (G = 3); p = 7: 111-131 vs 95-103 (G = 2)
+  //   float  p = 8: 75-82 vs 73-74 (G = 2);      p = 9: 266-296 vs 103-128 (G = 4)
+  // split vs the folded-swap warp schedule at p = 12: double 619-662 vs 942;
+  // float 290-362 vs 762-768.
+  return std::is_same_v<T, double> ? 6 : 8;
 }
 /// Warps per block of the warp schedule.
 inline constexpr int warp_schedule_warps = 4;  // not tuned (the only value measured)
+
+/// Orders the degree-split schedule (split.cuh) is compiled for.
+inline constexpr int split_min_order = 7;
+inline constexpr int split_max_order = 12;
+/// Warps per block (degree groups) of the split schedule, and the blocks per SM its
+/// registers must allow (__launch_bounds__' second argument; 0 = no cap).
+struct split_config {
+  int warps;
+  int min_blocks;
+};
+// Figures: H200, bench_m2l, 1e5 pairs, median us over three runs (2026-11-30, session 3).
+// Register caps lose: double p = 8 G = 4 capped at 96 registers (5 blocks/SM) 158 us
+// against 125-156 uncapped (194 registers, 2-3 blocks); p = 10 G = 4 capped 344 vs
+// 312-340; float p = 8 G = 4 capped 76 vs 75-78. More warps lose to the imbalance of
+// the degree partition (the degree p alone is 24% of the flops at p = 8).
+template <class T>
+constexpr split_config split_schedule_config(int p) {
+  if constexpr (std::is_same_v<T, double>) {
+    // p = 7: G = 2, 3, 4: 95-103, 104-109, 103-134 us (0.61 of the copy floor at G = 2)
+    // p = 8: G = 2, 3, 4, 6: 115-128, 147-172, 125-168, 154-157 us (0.57-0.63 at G = 2)
+    if (p <= 8) return {2, 0};
+    // p = 9, 10, 11, 12 at G = 4: 248-266, 312-340, 458-498, 619-662 us;
+    // p = 10 G = 6: 387-487; p = 12 G = 6, 8: 660-780, 693-777
+    return {4, 0};
+  } else {
+    // p = 8: G = 2, 4: 73-74, 75-78 us (the thread schedule: 75-82)
+    // p = 9..12 at G = 4: 103-128, 149-168, 215-230, 290-362 us; p = 12 G = 6: 306-602
+    return {p <= 8 ? 2 : 4, 0};
+  }
+}
 // ----------------------------------------------------------------------------------
 
 /// Host-side compile-time loop: f(std::integral_constant<int, I>) for I = Begin..End-1.
@@ -104,25 +137,18 @@ __global__ void __launch_bounds__(NT)
   cpx<T>* sm = reinterpret_cast<cpx<T>*>(m2l_smem_raw);
   const std::int64_t first = std::int64_t(blockIdx.x) * NT;
   const int count = int(min(std::int64_t(NT), num_pairs - first));
-  const cpx<T>* src = multipoles + first * C;
-  if (count == NT) {  // full block: a fixed trip count, loads batched
-#pragma unroll 8
-    for (int r = 0; r < C; ++r) {
-      const int j = r * NT + threadIdx.x;
-      const int q = j / C;
-      sm[q * S + (j - q * C)] = src[j];
-    }
-  } else {
-    for (int j = threadIdx.x; j < count * C; j += NT) {
-      const int q = j / C;
-      sm[q * S + (j - q * C)] = src[j];
-    }
-  }
-  __syncthreads();
+  stage_records<C, S, NT>(sm, multipoles + first * C, count);
   const int t = threadIdx.x;
-  if (t < count) {
+  T x = T(0), y = T(0), z = T(1);
+  if (t < count) {  // in flight with the records
     const T* d = deltas + 3 * (first + t);
-    const T x = d[0], y = d[1], z = d[2];
+    x = d[0];
+    y = d[1];
+    z = d[2];
+  }
+  stage_records_wait();
+  __syncthreads();
+  if (t < count) {
     const T inv_r = inverse_distance(x, y, z);
     cpx<T>* slot = sm + t * S;
     if constexpr (Registers) {
@@ -189,6 +215,42 @@ void launch_thread(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* loc
     }
   });
   if (!done) throw_invalid_argument("m2l", "p", p, "0..12 for the thread schedule");
+}
+
+// ---- degree-split schedule ---------------------------------------------------------
+
+template <int P, class T, int G, int MinBlocks>
+void launch_split_variant(const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                          std::int64_t num_pairs, cudaStream_t stream) {
+  constexpr std::size_t smem = split_smem_bytes<P, T>();
+  auto kernel = m2l_split_kernel<P, T, G, MinBlocks>;
+  ensure_dynamic_smem(kernel, smem);
+  const std::int64_t blocks = (num_pairs + split_pairs - 1) / split_pairs;
+  kernel<<<dim3(unsigned(blocks)), 32 * G, smem, stream>>>(multipoles, deltas, locals,
+                                                          num_pairs);
+  WHAM_CHECK_LAUNCH("m2l_split_kernel");
+}
+
+/// One pair per lane, degrees over warps, order p in split_min_order..split_max_order
+/// (checked by the caller).
+template <class T>
+void launch_split(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                  std::int64_t num_pairs, cudaStream_t stream) {
+  bool done = false;
+  static_for_host<split_min_order, split_max_order + 1>([&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    if (P == p) {
+      constexpr split_config cfg = split_schedule_config<T>(P);
+      launch_split_variant<P, T, cfg.warps, cfg.min_blocks>(multipoles, deltas, locals,
+                                                            num_pairs, stream);
+      done = true;
+    }
+  });
+  if (!done) {
+    throw_invalid_argument("m2l", "p", p,
+                           std::to_string(split_min_order) + ".." +
+                               std::to_string(split_max_order) + " for the split schedule");
+  }
 }
 
 // ---- warp schedule ------------------------------------------------------------------
