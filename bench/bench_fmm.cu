@@ -297,14 +297,13 @@ void gemm_args(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);

@@ -42,7 +42,8 @@
 /// Order p in 0..m2l_max_order<T>() (20 in double, 16 in float); the schedules and
 /// their crossovers are wham::m2l's (detail/m2l/fused.cuh): one thread a pair to
 /// p = 6 (double) / 8 (float), one lane a pair with its degrees over a block's warps
-/// to p = 12, one warp a pair above.
+/// to p = 12 (2 warps to p = 10, 4 above: detail/fmm/accumulate.cuh), one warp a pair
+/// above.
 /// A zero or non-finite displacement is the caller's error: that pair's target gets
 /// non-finite values (as wham::m2l), no other target is affected.
 ///

@@ -422,10 +422,18 @@ void launch_thread_order(const pair_list<T>& l, bool deterministic, cudaStream_t
       l, deterministic, stream);
 }
 
+/// Warps per block of the split translator in the accumulate forms. H200, bench_fmm
+/// (BM_fmm_split_variant: 16^3 level, centres, atomic, double), median us by warps
+/// G = 1, 2, 4: p = 7: -, 433, 587; p = 8: 692, 642-693, 875; p = 9: 1678, 1102-1108,
+/// 1555; p = 10: -, 1677, 1917-1927 (G = 4 was the automatic row); p = 12: -, 4430,
+/// 3155-3171. Fewer warps than pair streaming takes up to p = 10 (there G = 4 wins from
+/// p = 9: 268 vs 287 us at 1e5 pairs). p = 11 and float: not measured, the same rule.
+constexpr int accumulate_split_warps(int p) { return p <= 10 ? 2 : 4; }
+
 template <int P, class T>
 void launch_split_order(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
-  constexpr m2l::split_config cfg = m2l::split_schedule_config<T>(P);
-  launch_tile_variant<P, T, 32, 32 * cfg.warps, translator::split>(l, deterministic, stream);
+  constexpr int W = accumulate_split_warps(P);
+  launch_tile_variant<P, T, 32, 32 * W, translator::split>(l, deterministic, stream);
 }
 
 // ---- warp schedule (runtime order) ---------------------------------------------------
