@@ -3,8 +3,9 @@
 # of it, scripts/stage.sh), on a machine with one:
 #   1. the whole ctest suite except the build-machine tests (label build), with
 #      the GPU tests executed: a GPU test that reports itself skipped here fails;
-#   2. compute-sanitizer memcheck over every GPU test binary, and racecheck over
-#      those with shared-memory kernels, at reduced sizes (WHAM_TEST_REDUCED=1);
+#   2. compute-sanitizer memcheck over every GPU test binary, racecheck over those
+#      with shared-memory kernels, synccheck over the M2L and FMM ones, at reduced
+#      sizes (WHAM_TEST_REDUCED=1);
 #   3. the benchmark sweep, JSON per benchmark (--benchmark_out);
 #   4. plots (when matplotlib is there) and a markdown summary, printed last.
 # Under $OUT (or ./gpu-out): summary.md, one PNG per benchmark binary, and
@@ -64,7 +65,11 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
       san_rows+="| $name | (not selected: WHAM_SANITIZE_BINARIES) | | |"$'\n'
       continue
     fi
-    for tool in memcheck racecheck; do
+    tools="memcheck racecheck"
+    # synccheck where block barriers sit in warp-uniform divergent code (the M2L split
+    # schedule's barrier.sync, also in the accumulate forms)
+    case "$name" in test_m2l_gpu | test_fmm_gpu) tools="$tools synccheck" ;; esac
+    for tool in $tools; do
       # racecheck only where shared memory is used: the WHT family and M2L kernels.
       WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool $tool --error-exitcode 99 \
         "$t" ${WHAM_SANITIZE_FILTER:-} > "$logs/sanitizer_${tool}_${name}.txt" 2>&1
