@@ -136,10 +136,10 @@ void m2l_args(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-/// Variants of the thread schedule (threads per block, registers or shared memory)
-/// at 1e5 pairs, for the tuning table in detail/m2l/fused.cuh.
-template <class T, int P, int NT, bool Registers>
-void BM_m2l_variant(benchmark::State& state) {
+/// One schedule variant at 1e5 pairs (for the tuning tables in detail/m2l/fused.cuh):
+/// launch(M, deltas, L, n) timed against the copy floor of the same bytes.
+template <class T, int P, class Launch>
+void run_m2l_variant(benchmark::State& state, Launch launch) {
   const std::int64_t n = 100000;
   const std::size_t C = std::size_t(P + 1) * (P + 1);
   using Z = cuda::std::complex<T>;
@@ -152,46 +152,34 @@ void BM_m2l_variant(benchmark::State& state) {
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::m2l::launch_thread_variant<P, T, NT, Registers>(
-        reinterpret_cast<const cpx<T>*>(M.data()), d.data(), reinterpret_cast<cpx<T>*>(L.data()),
-        n, nullptr);
+    launch(reinterpret_cast<const cpx<T>*>(M.data()), d.data(),
+           reinterpret_cast<cpx<T>*>(L.data()), n);
   });
   const double floor_s = wham_bench::copy_floor(
       M.data(), L.data(), std::min(std::size_t(bytes / 2) / 16 * 16, M.bytes()), nullptr);
   wham_bench::set_common_counters(state, t, bytes, floor_s);
   state.counters["p"] = P;
-  state.counters["threads"] = NT;
-  state.counters["registers"] = Registers;
   state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
 }
 
-/// Warps per block and register cap (blocks per SM) of the split schedule at 1e5
-/// pairs, for split_schedule_config in fused.cuh.
+/// The thread schedule: threads per block, registers or shared memory.
+template <class T, int P, int NT, bool Registers>
+void BM_m2l_variant(benchmark::State& state) {
+  run_m2l_variant<T, P>(state, [](auto M, auto d, auto L, std::int64_t n) {
+    wham::detail::m2l::launch_thread_variant<P, T, NT, Registers>(M, d, L, n, nullptr);
+  });
+  state.counters["threads"] = NT;
+  state.counters["registers"] = Registers;
+}
+
+/// The split schedule: warps per block and register cap (blocks per SM).
 template <class T, int P, int G, int MinBlocks>
 void BM_m2l_split_variant(benchmark::State& state) {
-  const std::int64_t n = 100000;
-  const std::size_t C = std::size_t(P + 1) * (P + 1);
-  using Z = cuda::std::complex<T>;
-  using wham::detail::m2l::cpx;
-  wham_test::device_buffer<Z> M(C * n), L(C * n);
-  wham_test::device_buffer<T> d(3 * n);
-  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), 2 * C * n, 1);
-  wham_bench::fill_uniform(d.data(), 3 * n, 2);
-  away_from_zero<<<wham_bench::floor_grid(), 256>>>(d.data(), n);
-  WHAM_TEST_CUDA(cudaDeviceSynchronize());
-  const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
-  const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::m2l::launch_split_variant<P, T, G, MinBlocks>(reinterpret_cast<const cpx<T>*>(M.data()),
-                                                    d.data(), reinterpret_cast<cpx<T>*>(L.data()),
-                                                    n, nullptr);
+  run_m2l_variant<T, P>(state, [](auto M, auto d, auto L, std::int64_t n) {
+    wham::detail::m2l::launch_split_variant<P, T, G, MinBlocks>(M, d, L, n, nullptr);
   });
-  const double floor_s = wham_bench::copy_floor(
-      M.data(), L.data(), std::min(std::size_t(bytes / 2) / 16 * 16, M.bytes()), nullptr);
-  wham_bench::set_common_counters(state, t, bytes, floor_s);
-  state.counters["p"] = P;
   state.counters["warps"] = G;
   state.counters["min_blocks"] = MinBlocks;
-  state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
 }
 
 }  // namespace

@@ -143,41 +143,6 @@ __host__ __device__ __forceinline__ T inverse_distance(T x, T y, T z) {
   return T(1) / sqrt(x * x + y * y + z * z);
 }
 
-/// v[-L..L] <- A v with A = B_L (Transpose = false) or B_L^T (true); v points to m = -L.
-template <int L, bool Transpose, class T>
-__host__ __device__ __forceinline__ void swap_inplace(cpx<T>* v) {
-  const swap_table<T>& tab = swap_constants<T>();
-  constexpr int off = swap_offset(L);
-  cpx<T> s[L + 1], d[L + 1];
-  s[0] = v[L];
-  d[0] = {T(0), T(0)};
-WHAM_M2L_UNROLL
-  for (int k = 1; k <= L; ++k) {
-    s[k] = v[L + k] + v[L - k];
-    d[k] = v[L + k] - v[L - k];
-  }
-WHAM_M2L_UNROLL
-  for (int m = 0; m <= L; ++m) {
-    cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
-WHAM_M2L_UNROLL
-    for (int k = 0; k <= L; ++k) {
-      // structural zeros: column 0 when L + m is odd, row 0 when L + k is odd
-      const bool zero = (k == 0 && ((L + m) & 1)) || (m == 0 && ((L + k) & 1));
-      if (!zero) {
-        const T b = Transpose ? tab.b[off + k * (L + 1) + m] : tab.b[off + m * (L + 1) + k];
-        const cpx<T> c = ((L + m) & 1) ? d[k] : s[k];
-        if (k & 1) {
-          O = fma(b, c, O);
-        } else {
-          E = fma(b, c, E);
-        }
-      }
-    }
-    v[L + m] = E + O;
-    if (m > 0) v[L - m] = (L & 1) ? O - E : E - O;
-  }
-}
-
 /// What swap_store applies to a row pair on its way out.
 enum class swap_post { none, dz, dz_conj };
 
@@ -234,6 +199,16 @@ WHAM_M2L_UNROLL
     dst[L + m] = yp;
     if (m > 0) dst[L - m] = yn;
   }
+}
+
+/// v[-L..L] <- A v with A = B_L (Transpose = false) or B_L^T (true); v points to m = -L.
+/// swap_store from a copy (the result overwrites what the rows still read).
+template <int L, bool Transpose, class T>
+__host__ __device__ __forceinline__ void swap_inplace(cpx<T>* v) {
+  cpx<T> f[2 * L + 1];
+WHAM_M2L_UNROLL
+  for (int i = 0; i < 2 * L + 1; ++i) f[i] = v[i];
+  swap_store<L, Transpose, swap_post::none, false>(f, v, cpx<T>{T(1), T(0)}, T(1));
 }
 
 /// v[m] *= e^{i m a} (Conj = false) or e^{-i m a} (true), m = -L..L; pw = powers, m >= 0.
