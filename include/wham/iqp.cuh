@@ -42,9 +42,13 @@
 /// scale folded into the one write; it serves n <= iqp_fused_max_qubits<Out>()
 /// (on an H200: 15 for complex128, 16 for complex64). `kronecker` is the large-n schedule
 /// (wham/detail/wht/kronecker.cuh). `baseline` writes the phases, then runs one
-/// global-memory butterfly launch per stage (n + 1 launches; any n). `automatic`
-/// picks fused when the state fits on chip, else kronecker where it serves n,
-/// else baseline. Device limits are looked up once per device and cached.
+/// global-memory butterfly launch per stage (n + 1 launches; any n). `product`
+/// serves `iqp_z` only, at any n: with no pair couplings the state is the tensor
+/// product prod_i (1 + (-1)^{k_i} e^{i a_i}) / 2, which it writes directly (no
+/// transform; wham/detail/iqp/product.cuh). `automatic` picks product for
+/// `iqp_z`; for `iqp`, fused when the state fits on chip, else kronecker where it
+/// serves n, else baseline. The transform paths still serve `iqp_z` when asked
+/// for by name. Device limits are looked up once per device and cached.
 ///
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no
 /// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
@@ -52,6 +56,7 @@
 
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
+#include <wham/detail/iqp/product.cuh>
 #include <wham/detail/wht/baseline.cuh>
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
@@ -79,6 +84,7 @@ enum class iqp_path {
   fused,      ///< whole state on chip; throws for n > iqp_fused_max_qubits<Out>()
   kronecker,  ///< the large-n schedule; throws where it does not serve n
   baseline,   ///< phase launch + one global-memory launch per butterfly stage
+  product,    ///< iqp_z only: the product state, one write (throws for iqp)
 };
 
 /// Real parameters per sample: n (iqp_z) or n + n(n-1)/2 (iqp). Throws for n outside 1..30.
@@ -130,6 +136,10 @@ inline int fused_max_qubits() {
 /// over twice as many. H200, complex128, us, one block vs cluster of 2 (vs of 4):
 /// n = 12 batch 64: 12.6 vs 12.2 (13.0); n = 13 batch 1: 19.1 vs 13.4 (12.3),
 /// batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs 15.5 (16.9).
+/// Fewer amplitudes a thread (more threads a row) did not pay at small batch
+/// either (2026-11-30, batch 64, complex128, us, E = 16 vs 8 vs 4: n = 10 10.9,
+/// 10.4, 11.5; n = 12 13.3, 14.3, 16.7; clusters of 2 at n = 13: 15.6, 17.2, 20.0):
+/// the extra shared-memory round trips cost more than the shorter threads save.
 template <class V>
 inline bool cluster_small_batch(int n, std::int64_t batch) {
   return fused_max_qubits<V>() > block_max_qubits<V>() &&
@@ -185,11 +195,14 @@ inline int iqp_fused_max_qubits() {
   return detail::iqp::fused_max_qubits<Out>();
 }
 
-/// The path `automatic` resolves to for n qubits, output type Out and `batch`
-/// samples on the current device (rows beyond one block: fused as clusters once
-/// the batch fills the GPU, else kronecker).
+/// The path `automatic` resolves to for n qubits, output type Out, `batch`
+/// samples and the variant on the current device (iqp_z: product; iqp: rows
+/// beyond one block run fused as clusters once the batch fills the GPU, else
+/// kronecker).
 template <class Out>
-inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8) {
+inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8,
+                                   iqp_variant variant = iqp_variant::iqp) {
+  if (variant == iqp_variant::iqp_z) return iqp_path::product;
   if (num_qubits <= iqp_fused_max_qubits<Out>() &&
       detail::wht::fused_pays<Out>(num_qubits, batch)) {
     return iqp_path::fused;
@@ -198,11 +211,14 @@ inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MA
                                                         : iqp_path::baseline;
 }
 
-/// Whether `path` serves n qubits with output type Out on the current device.
+/// Whether `path` serves n qubits of `variant` with output type Out on the current device.
 template <class Out>
-inline bool iqp_path_serves(iqp_path path, int num_qubits) {
+inline bool iqp_path_serves(iqp_path path, int num_qubits,
+                            iqp_variant variant = iqp_variant::iqp) {
   if (num_qubits < 1 || num_qubits > 30) return false;
   switch (path) {
+    case iqp_path::product:
+      return variant == iqp_variant::iqp_z;
     case iqp_path::automatic:
     case iqp_path::baseline:
       return true;
@@ -250,8 +266,15 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
                                                  variant == iqp_variant::iqp, batch};
   const detail::wht::stored_output<Out, V> output{states};
 
-  if (path == iqp_path::automatic) path = iqp_automatic_path<Out>(num_qubits, batch);
+  if (path == iqp_path::automatic) path = iqp_automatic_path<Out>(num_qubits, batch, variant);
   switch (path) {
+    case iqp_path::product:
+      if (variant != iqp_variant::iqp_z) {
+        detail::throw_invalid_argument("iqp_encode", "path", static_cast<long long>(path),
+                                       "automatic, fused, kronecker or baseline for the iqp "
+                                       "variant (product serves iqp_z only)");
+      }
+      return detail::iqp::launch_product(params, states, num_qubits, batch, stream);
     case iqp_path::fused: {
       const int max_fused = iqp_fused_max_qubits<Out>();
       if (num_qubits > max_fused) {
@@ -271,7 +294,7 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
       return detail::wht::launch_baseline<V>(num_qubits, batch, input, output, scale, stream);
     default:
       detail::throw_invalid_argument("iqp_encode", "path", static_cast<long long>(path),
-                                     "automatic, fused, kronecker or baseline");
+                                     "automatic, fused, kronecker, baseline or product");
   }
 }
 

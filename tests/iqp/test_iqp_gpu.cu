@@ -28,6 +28,7 @@ const char* path_name(wham::iqp_path p) {
     case wham::iqp_path::fused: return "fused";
     case wham::iqp_path::kronecker: return "kronecker";
     case wham::iqp_path::baseline: return "baseline";
+    case wham::iqp_path::product: return "product";
   }
   return "?";
 }
@@ -83,13 +84,17 @@ TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]
                    (std::tuple<double, cuda::std::complex<double>>)) {
   using P = std::tuple_element_t<0, TestType>;
   using Out = std::tuple_element_t<1, TestType>;
-  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::fused,
-                                       wham::iqp_path::kronecker, wham::iqp_path::baseline);
+  const wham::iqp_path path =
+      GENERATE(wham::iqp_path::automatic, wham::iqp_path::fused, wham::iqp_path::kronecker,
+               wham::iqp_path::baseline, wham::iqp_path::product);
   const int n = GENERATE(range(1, 21));
   const std::int64_t batch = GENERATE(1, 3, 64, 257);
   const wham::iqp_variant variant = GENERATE(wham::iqp_variant::iqp, wham::iqp_variant::iqp_z);
-  if (!wham::iqp_path_serves<Out>(path, n)) return;
-  const int max_n = path == wham::iqp_path::baseline ? 20 : 16;
+  if (!wham::iqp_path_serves<Out>(path, n, variant)) return;
+  // iqp_z under automatic is the product path: its long rows are cheap.
+  const bool product = path == wham::iqp_path::product ||
+                       (path == wham::iqp_path::automatic && variant == wham::iqp_variant::iqp_z);
+  const int max_n = (path == wham::iqp_path::baseline || product) ? 20 : 16;
   if (n > max_n) return;
   // Keep the host reference affordable: the large batches at the small n only,
   // but at n = 13 and 14 one large batch on the paths where batch size picks the
@@ -98,10 +103,22 @@ TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]
                               (path == wham::iqp_path::fused || path == wham::iqp_path::automatic);
   if (n > 12 && batch > 3 && !one_block_rows) return;
   if (n > 16 && batch > 1) return;
-  // Reduced (sanitizer) runs: short rows, and one sample of every cluster schedule.
+  // Reduced (sanitizer) runs: short rows, one sample of every cluster schedule, and
+  // product rows of several tiles with their run factors (n > 8).
   const bool cluster_rows = batch == 1 && n >= 12 && n <= 16 && path == wham::iqp_path::fused;
-  if (wham_test::reduced() && (n > 8 || batch > 64) && !cluster_rows) return;
+  const bool product_rows = product && n == 12 && batch == 3;
+  if (wham_test::reduced() && (n > 8 || batch > 64) && !cluster_rows && !product_rows) return;
   check_against_reference<P, Out>(n, batch, variant, path);
+}
+
+TEMPLATE_TEST_CASE("iqp_encode: the iqp_z product path at large n", "[iqp][gpu]",
+                   cuda::std::complex<float>, cuda::std::complex<double>) {
+  using Out = TestType;
+  // Rows of many tiles, several samples (rows beyond 2^20 take seconds on the host reference).
+  const int n = GENERATE(22, 24);
+  const std::int64_t batch = n == 22 ? 3 : 1;
+  if (wham_test::reduced()) return;
+  check_against_reference<float, Out>(n, batch, wham::iqp_variant::iqp_z, wham::iqp_path::product);
 }
 
 TEST_CASE("iqp_encode: row b of a batch equals a single-sample encode of row b", "[iqp][gpu]") {
@@ -193,6 +210,11 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
     CHECK(std::string(e.what()).find("num_qubits = " + std::to_string(too_big)) !=
           std::string::npos);
   }
+  // The product path serves iqp_z only.
+  CHECK_FALSE(wham::iqp_path_serves<Out>(wham::iqp_path::product, 4, v));
+  CHECK(wham::iqp_path_serves<Out>(wham::iqp_path::product, 30, wham::iqp_variant::iqp_z));
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 1, v, 0, wham::iqp_path::product),
+                  wham::error);
   if (!wham::iqp_path_serves<Out>(wham::iqp_path::kronecker, 4)) {
     CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 1, v, 0, wham::iqp_path::kronecker),
                     wham::error);
@@ -208,15 +230,18 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
 TEST_CASE("iqp_encode: all-zero parameters give |0> exactly", "[iqp][gpu]") {
   using Out = cuda::std::complex<float>;
   const int n = GENERATE(1, 5, 12, 14, 16);
-  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::baseline);
+  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::baseline,
+                                       wham::iqp_path::product);
+  const auto variant =
+      path == wham::iqp_path::product ? wham::iqp_variant::iqp_z : wham::iqp_variant::iqp;
   CAPTURE(n, path_name(path));
   const std::int64_t batch = 2;
   const std::size_t dim = std::size_t(1) << n;
-  std::vector<double> zeros(static_cast<std::size_t>(wham::iqp_num_params(n, wham::iqp_variant::iqp) * batch), 0.0);
+  std::vector<double> zeros(static_cast<std::size_t>(wham::iqp_num_params(n, variant) * batch), 0.0);
   wham_test::device_buffer<double> d_params(zeros);
   wham_test::device_buffer<Out> d_states(dim * batch);
   d_states.poison();
-  wham::iqp_encode(d_params.data(), d_states.data(), n, batch, wham::iqp_variant::iqp, 0, path);
+  wham::iqp_encode(d_params.data(), d_states.data(), n, batch, variant, 0, path);
   const auto got = d_states.download();
   for (std::int64_t b = 0; b < batch; ++b) {
     REQUIRE(got[b * dim] == Out(1.0f, 0.0f));
