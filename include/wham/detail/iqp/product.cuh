@@ -53,26 +53,32 @@ struct product_shape {
   static constexpr int max_samples = tile / 2;
 };
 
-/// z * (-i)^q.
+/// z * (-i)^q, branch-free (q differs from lane to lane).
 template <class V>
 __device__ __forceinline__ V quarter_turns(const V& z, unsigned q) {
-  switch (q & 3u) {
-    case 1: return V(z.imag(), -z.real());
-    case 2: return V(-z.real(), -z.imag());
-    case 3: return V(-z.imag(), z.real());
-    default: return z;
-  }
+  using R = wht::real_t<V>;
+  const bool odd = (q & 1u) != 0;
+  const R sign = (q & 2u) ? R(-1) : R(1);
+  const R re = odd ? z.imag() : z.real();
+  const R im = odd ? -z.real() : z.imag();
+  return V(sign * re, sign * im);
 }
 
-/// prod_{i < bits} (k_i ? s_i : c_i), bits <= MaxBits.
-template <int MaxBits, class R>
-__device__ __forceinline__ R low_factors(unsigned k, int bits, const R* c, const R* s) {
-  R m = R(1);
+/// The low factors of a store's amplitudes, k being the first one's low bits:
+/// m[w] = prod_{i < Bits} (bit i of k + w ? s_i : c_i). With two amplitudes a store
+/// (complex64) k is even and they differ in bit 0 only: one shared product.
+template <int Bits, int W, class R>
+__device__ __forceinline__ void low_factors(unsigned k, const R* c, const R* s, R (&m)[W]) {
+  static_assert(W == 1 || W == 2, "one or two amplitudes a 16-byte store");
+  R common = R(1);
 #pragma unroll
-  for (int i = 0; i < MaxBits; ++i) {
-    if (i < bits) m *= ((k >> i) & 1u) ? s[i] : c[i];
+  for (int i = 1; i < Bits; ++i) common *= ((k >> i) & 1u) ? s[i] : c[i];
+  if constexpr (W == 1) {
+    m[0] = common * ((k & 1u) ? s[0] : c[0]);
+  } else {
+    m[0] = common * c[0];
+    m[1] = common * s[0];
   }
-  return m;
 }
 
 /// ShortN: 0 for rows of 2^8 or longer (n at run time), else n itself (1..7), so
@@ -134,8 +140,8 @@ __global__ void __launch_bounds__(product_shape<Out>::threads)
   // every store (stores are 256 * width apart), so their factors are multiplied
   // once per sample, not once per amplitude (which bound complex64 by instruction
   // issue). A warp's amplitudes share a sample, so the refresh is warp-uniform.
-  R m_lo[S::width] = {};
-  unsigned q_lo[S::width] = {};
+  R m[S::width] = {};
+  unsigned q0 = 0;
   int cached = -1;
 #pragma unroll
   for (int j = 0; j < S::stores; ++j) {
@@ -147,27 +153,22 @@ __global__ void __launch_bounds__(product_shape<Out>::threads)
       const int sl = static_cast<int>((g0 >> n) - s0);
       if (sl != cached) {
         cached = sl;
-#pragma unroll
-        for (int w = 0; w < S::width; ++w) {
-          const unsigned k = static_cast<unsigned>(g0 + w) & ((1u << S::lo_bits) - 1u);
-          m_lo[w] = low_factors<S::lo_bits>(k, S::lo_bits, cos_h + sl * n, sin_h + sl * n);
-          q_lo[w] = static_cast<unsigned>(__popc(k));
-        }
+        const unsigned k = static_cast<unsigned>(e0) & ((1u << S::lo_bits) - 1u);
+        low_factors<S::lo_bits>(k, cos_h + sl * n, sin_h + sl * n, m);
+        q0 = static_cast<unsigned>(__popc(k));
       }
 #pragma unroll
       for (int w = 0; w < S::width; ++w) {
-        amp[w] = quarter_turns(run_factor[(e0 + w) >> S::lo_bits] * m_lo[w], q_lo[w]);
+        amp[w] = quarter_turns(run_factor[(e0 + w) >> S::lo_bits] * m[w], q0 + unsigned(w));
       }
     } else {
+      // Short rows: the tile starts on a sample, and a store's amplitudes share one.
+      const int sl = e0 >> ShortN;
+      const unsigned k = static_cast<unsigned>(e0) & ((1u << ShortN) - 1u);
+      low_factors<ShortN>(k, cos_h + sl * n, sin_h + sl * n, m);
+      const unsigned q = static_cast<unsigned>(__popc(k));
 #pragma unroll
-      for (int w = 0; w < S::width; ++w) {
-        const std::int64_t g = g0 + w;
-        const int sl = static_cast<int>((g >> n) - s0);
-        const unsigned k = static_cast<unsigned>(std::uint64_t(g) & mask);
-        constexpr int bits = ShortN > 0 ? ShortN : 1;
-        amp[w] = quarter_turns(phase[sl] * low_factors<bits>(k, bits, cos_h + sl * n, sin_h + sl * n),
-                               static_cast<unsigned>(__popc(k)));
-      }
+      for (int w = 0; w < S::width; ++w) amp[w] = quarter_turns(phase[sl] * m[w], q + unsigned(w));
     }
     wht::store_contiguous<Out, S::width>(states + g0, amp);
   }
