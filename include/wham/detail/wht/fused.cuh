@@ -78,11 +78,11 @@ struct stored_output {
 
 /// Launch shape of the fused schedule for a value type and segment length.
 /// Each thread holds E contiguous elements (256 bytes of registers for complex128,
-/// E = 32 for 8-byte types, 64 for float): the first log2(E) butterfly stages run
+/// E = 32 for 8-byte types, 8 to 64 for float by row length): the first log2(E) stages run
 /// in registers, and every round trip through shared memory does another log2(E),
 /// so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
 /// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
-/// element), checked against half of it: complex128 E = 8 (and 64 registers, 30
+/// element) for 8- and 16-byte types, checked against half of it (float: float_items): complex128 E = 8 (and 64 registers, 30
 /// warps an SM instead of 15), IQP 512 MiB, us: n = 8 252 vs 219, n = 12 334 vs
 /// 278, n = 13 429 vs 365; complex64 E = 16 (measured before the product-form
 /// factors moved to double): n = 10 306 vs 342, n = 12 312 vs 335, n = 14 454 vs 380,
@@ -91,10 +91,20 @@ struct stored_output {
 /// 10: 0.49, 12: 0.47, 13: 0.36; complex64 n = 8: 0.61, 10: 0.49, 12: 0.42, 14: 0.35
 /// (ncu, complex128 n = 12: 16 warps an SM, issue slots 40% busy, stalls on block
 /// barriers and shared-memory loads).
+/// Preferred E for float rows, by length. H200, 2026-11-30, FWHT float, 1 GiB, fraction
+/// of the copy floor, E = 64 -> the value here: log_n = 6: 0.90 -> 0.99 (8), 7: 0.73 ->
+/// 1.08 (8), 8: 0.74 -> 1.08 (16), 9: 0.74 -> 0.98 (16), 10-12: 0.92 -> 1.00 (16), 13:
+/// 0.82 -> 0.86 (32; 16: 0.81); 14 and 15 stay at 64 (0.83, 0.71; 32: 0.69, 0.70;
+/// 16: 0.67, 0.69). Rows of 16 threads or more store straight from registers in
+/// 64-byte runs, and a short register tile leaves room for more warps.
+constexpr int float_items(int log_n) {
+  return log_n <= 5 ? 64 : log_n <= 7 ? 8 : log_n <= 12 ? 16 : log_n == 13 ? 32 : 64;
+}
+
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref = sizeof(V) >= 16 ? 16 : (sizeof(V) >= 8 ? 32 : 64);
+  static constexpr int e_pref = sizeof(V) >= 16 ? 16 : (sizeof(V) >= 8 ? 32 : float_items(LogN));
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
   static constexpr int log_items = ilog2(items);
