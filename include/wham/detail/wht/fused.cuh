@@ -78,11 +78,13 @@ struct stored_output {
 
 /// Launch shape of the fused schedule for a value type and segment length.
 /// Each thread holds E contiguous elements (256 bytes of registers for complex128,
-/// E = 32 for 8-byte types, 8 to 64 for float by row length): the first log2(E) stages run
-/// in registers, and every round trip through shared memory does another log2(E),
-/// so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
+/// E = 32 for complex64, 8 or 32 for double and 8 to 64 for float by row length):
+/// the first log2(E) butterfly stages run in registers, and every round trip
+/// through shared memory does another log2(E), so a segment of 2^13 complex128
+/// takes 3 round trips, 2^14 complex64 2.
 /// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
-/// element) for 8- and 16-byte types, checked against half of it (float: float_items): complex128 E = 8 (and 64 registers, 30
+/// element) for the complex types, checked against half of it (real types:
+/// float_items, double_items): complex128 E = 8 (and 64 registers, 30
 /// warps an SM instead of 15), IQP 512 MiB, us: n = 8 252 vs 219, n = 12 334 vs
 /// 278, n = 13 429 vs 365; complex64 E = 16 (measured before the product-form
 /// factors moved to double): n = 10 306 vs 342, n = 12 312 vs 335, n = 14 454 vs 380,
@@ -101,10 +103,19 @@ constexpr int float_items(int log_n) {
   return log_n <= 5 ? 64 : log_n <= 7 ? 8 : log_n <= 12 ? 16 : log_n == 13 ? 32 : 64;
 }
 
+/// Preferred E for double rows (real), by length: H200, 2026-11-30, FWHT double,
+/// 1 GiB, fraction of the copy floor, E = 32 -> 8: log_n = 5-9: 0.92-0.95 -> 1.06-1.07,
+/// 10-12: 0.94-0.95 -> 0.98-1.02; 13, 14 stay at 32 (0.95, 0.83; 8: 0.72, 0.78; 16:
+/// 0.70, 0.78). complex64 keeps 32: the IQP phases share this shape, and their
+/// product form wants long register tiles.
+constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 32; }
+
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref = sizeof(V) >= 16 ? 16 : (sizeof(V) >= 8 ? 32 : float_items(LogN));
+  static constexpr int e_pref =
+      sizeof(V) >= 16 ? 16
+                      : (sizeof(V) >= 8 ? (is_complex_v<V> ? 32 : double_items(LogN)) : float_items(LogN));
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
   static constexpr int log_items = ilog2(items);
