@@ -184,10 +184,6 @@ void BM_m2l_split_variant(benchmark::State& state) {
 
 }  // namespace
 
-
-
-
-
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 1, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);

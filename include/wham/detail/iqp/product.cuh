@@ -17,8 +17,10 @@
 /// samples the tile touches, cos h_i and sin h_i (double sine/cosine, rounded to
 /// the output's real type) and each sample's phase e^{i sum h}; for rows longer
 /// than 2^8, one complex entry per run of 256 amplitudes (they share their high
-/// bits): the phase times the high bits' factors and quarter turns. An amplitude
-/// then multiplies at most 8 low factors into its run's entry.
+/// bits): the phase times the high bits' factors and quarter turns. A thread's
+/// stores are 256 amplitudes apart, so its product of the 8 low factors is made
+/// once per sample and multiplied into each run's entry; rows shorter than 2^8
+/// take a kernel per n, their products folded at compile time.
 ///
 /// Precision: each amplitude is a product of at most n + 1 rounded factors:
 /// relative error below (n + 3) eps of the output type (complex64, n = 30: ~2e-6).

@@ -113,9 +113,9 @@ constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 3
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref =
-      sizeof(V) >= 16 ? 16
-                      : (sizeof(V) >= 8 ? (is_complex_v<V> ? 32 : double_items(LogN)) : float_items(LogN));
+  static constexpr int e_pref = sizeof(V) >= 16 ? 16
+                                : sizeof(V) >= 8 ? (is_complex_v<V> ? 32 : double_items(LogN))
+                                                 : float_items(LogN);
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
   static constexpr int log_items = ilog2(items);
