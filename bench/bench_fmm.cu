@@ -7,6 +7,7 @@
 // its pairs/s. Forms:
 //   accumulate_atomic / accumulate_deterministic   centres form (delta from cell centres)
 //   class_atomic / class_deterministic             class form (316 displacement classes)
+//   class_groups        class form on the same pairs grouped by class (the grouped schedule)
 //   cublas_class_gemm   the dense-operator baseline: one C x C operator per class, built
 //                       on the host from the direct form (not timed), applied to the
 //                       pairs of every class by one strided batched GEMM (classes padded
@@ -42,6 +43,8 @@ struct level_list {
   wham::reference::interaction_list host;
   std::vector<double> centers, class_deltas, pair_deltas;
   std::unique_ptr<wham_test::device_buffer<std::int32_t>> src, tgt, cls;
+  /// the same pairs grouped by class (wham::reference::group_by_class)
+  std::unique_ptr<wham_test::device_buffer<std::int32_t>> src_g, tgt_g, cls_g;
 };
 
 const level_list& get_level(int level) {
@@ -60,6 +63,10 @@ const level_list& get_level(int level) {
     slot->src = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.src);
     slot->tgt = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.tgt);
     slot->cls = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.cls);
+    const auto g = wham::reference::group_by_class(h);
+    slot->src_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.src);
+    slot->tgt_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.tgt);
+    slot->cls_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.cls);
   }
   return *slot;
 }
@@ -94,7 +101,7 @@ double pair_stream_seconds(const level_list& L, const wham_test::device_buffer<c
       stream, [&] { wham::m2l(Mp.data(), d.data(), Lp.data(), p, n, stream); }, 5, 1);
 }
 
-enum class variant { atomic, deterministic, class_atomic, class_deterministic };
+enum class variant { atomic, deterministic, class_atomic, class_deterministic, class_groups };
 
 /// args: p, level
 template <class T, variant V>
@@ -130,6 +137,24 @@ void BM_fmm(benchmark::State& state) {
                                      L.src->data(), L.tgt->data(), n, stream,
                                      V == variant::class_atomic ? method::atomic
                                                                 : method::deterministic);
+        break;
+      case variant::class_groups:
+        // the grouped schedule itself wherever it serves (the public function may
+        // route an order elsewhere), on the list grouped by class
+        if (p >= wham::detail::fmm::class_group_min_order &&
+            p <= wham::detail::fmm::class_group_max_order<T>()) {
+          using wham::detail::fmm::cpx;
+          const wham::detail::fmm::pair_list<T> l{
+              reinterpret_cast<const cpx<T>*>(M.data()), reinterpret_cast<cpx<T>*>(Lc.data()),
+              L.src_g->data(), L.tgt_g->data(), L.cls_g->data(), classes.data(),
+              wham::reference::uniform_num_classes, wham::detail::fmm::geometry::classes, n};
+          wham::detail::fmm::launch_class_groups<T>(l, p, stream);
+        } else {
+          wham::m2l_accumulate_class_groups(p, M.data(), Lc.data(), classes.data(),
+                                            wham::reference::uniform_num_classes,
+                                            L.cls_g->data(), L.src_g->data(), L.tgt_g->data(),
+                                            n, stream);
+        }
         break;
     }
   });
@@ -308,11 +333,13 @@ BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<dou
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)->Name("class_groups<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)->Name("cublas_class_gemm<double>")->Apply(gemm_args);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)->Name("class_groups<float>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, float)->Name("cublas_class_gemm<float>")->Apply(gemm_args);
 
 BENCHMARK_MAIN();

@@ -24,6 +24,13 @@
 ///                           shared memory and shared by the block's pairs of that class;
 ///                           nothing per pair or per class is written to device memory. A
 ///                           class id out of range gives NaN in that pair's target.
+///   m2l_accumulate_class_groups  the class form for pairs grouped by class (the pairs of
+///                           a class contiguous, wham::reference::group_by_class): the
+///                           class's whole operator is made once as real matrices in
+///                           shared memory (detail/m2l/class_operator.cuh) and applied
+///                           to 32 pairs at a time; atomic accumulation. Any order is
+///                           correct; every change of class rebuilds the tables, so an
+///                           ungrouped list is slow.
 ///
 /// Accumulation (m2l_accumulate_method):
 ///   atomic         any pair order. Each block sums the pairs of its tile that share a
@@ -61,6 +68,7 @@
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
+#include <wham/detail/fmm/class_groups.cuh>
 #include <wham/error.hpp>
 #include <wham/m2l.cuh>
 
@@ -189,6 +197,40 @@ void m2l_accumulate_classes(int p, const cuda::std::complex<T>* multipoles,
                               detail::fmm::geometry::classes,
                               num_pairs};
   detail::fmm::run(l, p, method, stream);
+}
+
+/// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
+/// class_deltas[cls[i]]), atomics (results agree to rounding run to run). Arguments as
+/// m2l_accumulate_classes; fastest when the pairs of each class are contiguous.
+/// Orders the grouped schedule does not take (above class_group_max_order) run
+/// m2l_accumulate_classes' schedules.
+template <class T>
+void m2l_accumulate_class_groups(int p, const cuda::std::complex<T>* multipoles,
+                                 cuda::std::complex<T>* locals, const T* class_deltas,
+                                 int num_classes, const std::int32_t* cls,
+                                 const std::int32_t* src, const std::int32_t* tgt,
+                                 std::int64_t num_pairs, cudaStream_t stream = 0) {
+  const char* f = "m2l_accumulate_class_groups";
+  detail::fmm::check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas",
+                            num_pairs, m2l_accumulate_method::atomic);
+  detail::check_range(f, "num_classes", num_classes, 1, detail::fmm::max_classes);
+  if (num_pairs == 0) return;
+  detail::check_not_null(f, "cls", cls);
+  using detail::fmm::cpx;
+  detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(multipoles),
+                              reinterpret_cast<cpx<T>*>(locals),
+                              src,
+                              tgt,
+                              cls,
+                              class_deltas,
+                              num_classes,
+                              detail::fmm::geometry::classes,
+                              num_pairs};
+  if (detail::fmm::class_groups_serve<T>(p)) {
+    detail::fmm::launch_class_groups<T>(l, p, stream);
+  } else {
+    detail::fmm::run(l, p, m2l_accumulate_method::atomic, stream);
+  }
 }
 
 }  // namespace wham

@@ -241,6 +241,104 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   }
 }
 
+namespace {
+
+/// The same pairs grouped by class (stable), as wham::reference::group_by_class does.
+test_list by_class(const test_list& t) {
+  std::vector<std::size_t> order(t.src.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return t.cls[a] < t.cls[b]; });
+  test_list u = t;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    u.src[i] = t.src[order[i]];
+    u.tgt[i] = t.tgt[order[i]];
+    u.cls[i] = t.cls[order[i]];
+    for (int k = 0; k < 3; ++k) u.deltas[3 * i + k] = t.deltas[3 * order[i] + k];
+  }
+  return u;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gpu]", float,
+                   double) {
+  using T = TestType;
+  using cT = cuda::std::complex<T>;
+  const int p = GENERATE(0, 1, 2, 4, 7, 8, 9, 12, 16, 20);
+  const int kind = GENERATE(0, 1, 2);  // uniform level 3 by class; random by class; shuffled
+  if (p > wham::m2l_max_order<T>()) return;
+  if (wham_test::reduced() && (kind == 1 || (p != 2 && p != 9 && p != 16))) return;
+  CAPTURE(p, kind, wham_test::seed());
+  auto gen = wham_test::rng(7400 + 100 * p + kind);
+  test_list h = kind == 0 ? by_class(uniform_list(3))
+                          : random_list(97, p <= 8 ? 3000 : 400, false, gen);
+  if (kind == 1) h = by_class(h);
+  const std::size_t keep = p <= 8 ? 20000 : 700;  // the O(p^4) host reference
+  if (h.src.size() > keep) {  // keep whole classes at the front and a partial one
+    h.src.resize(keep);
+    h.tgt.resize(keep);
+    h.cls.resize(keep);
+    h.deltas.resize(3 * keep);
+  }
+  CAPTURE(h.size());
+  const int C = (p + 1) * (p + 1);
+  const auto M = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
+  const auto L0 = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
+  const auto expected = reference_sum<T>(form::classes, p, h, M, L0);
+  device_list<T> d(h);
+  wham_test::device_buffer<cT> dM(M), dL(L0);
+  wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), d.class_deltas.data(),
+                                    int(h.class_deltas.size() / 3), d.cls.data(), d.src.data(),
+                                    d.tgt.data(), h.size());
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = dL.download();
+  const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
+  CAPTURE(err);
+  CHECK(err <= tolerance<T>(p));
+  std::vector<bool> is_target(std::size_t(h.num_cells), false);
+  for (auto t : h.tgt) is_target[std::size_t(t)] = true;
+  for (int c = 0; c < h.num_cells; ++c) {
+    if (is_target[std::size_t(c)]) continue;
+    CAPTURE(c);
+    REQUIRE(std::memcmp(got.data() + std::size_t(c) * C, L0.data() + std::size_t(c) * C,
+                        sizeof(cT) * C) == 0);
+  }
+}
+
+TEMPLATE_TEST_CASE("m2l class groups form: a bad class id poisons only its target", "[fmm][gpu]",
+                   float, double) {
+  using T = TestType;
+  using cT = cuda::std::complex<T>;
+  const int p = GENERATE(3, 10);
+  CAPTURE(p);
+  const int C = (p + 1) * (p + 1);
+  // three pairs: classes 5, bad (316), 5; targets 0, 1, 2
+  const std::vector<std::int32_t> src{3, 4, 5}, tgt{0, 1, 2}, cls{5, 316, 5};
+  const auto deltas = ref::uniform_class_deltas(0.25);
+  wham_test::device_buffer<std::int32_t> dsrc(src), dtgt(tgt), dcls(cls);
+  wham_test::device_buffer<T> dd(narrow<T>(deltas));
+  std::vector<cT> M(6 * std::size_t(C), cT(T(0.5), T(-0.25)));
+  wham_test::device_buffer<cT> dM(M), dL(M.size());
+  WHAM_TEST_CUDA(cudaMemset(dL.data(), 0, dL.bytes()));
+  wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), dd.data(), ref::uniform_num_classes,
+                                    dcls.data(), dsrc.data(), dtgt.data(), 3);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = dL.download();
+  bool bad_nan = false, others_finite = true;
+  for (int c = 0; c < C; ++c) {
+    bad_nan = bad_nan || !std::isfinite(double(got[std::size_t(C + c)].real()));
+    for (const int t : {0, 2}) {
+      others_finite = others_finite && std::isfinite(double(got[std::size_t(t * C + c)].real())) &&
+                      std::isfinite(double(got[std::size_t(t * C + c)].imag()));
+    }
+  }
+  CHECK(bad_nan);
+  CHECK(others_finite);
+  // targets 0 and 2 got the same class and multipole: the same values
+  CHECK(std::memcmp(got.data(), got.data() + 2 * std::size_t(C), sizeof(cT) * C) == 0);
+}
+
 TEMPLATE_TEST_CASE("m2l accumulate equals the sum of pair-streaming results", "[fmm][gpu]", float,
                    double) {
   using T = TestType;

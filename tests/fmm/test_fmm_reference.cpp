@@ -148,3 +148,26 @@ TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][
   // The untouched target keeps its value exactly.
   for (int c = 0; c < C; ++c) CHECK(L[std::size_t(4 * C + c)] == init[std::size_t(4 * C + c)]);
 }
+
+TEST_CASE("group_by_class keeps the pairs, orders them by class, stable", "[fmm][reference]") {
+  const auto l = wham::reference::uniform_interaction_lists(3);
+  const auto g = wham::reference::group_by_class(l);
+  REQUIRE(g.size() == l.size());
+  REQUIRE(g.offsets.size() == std::size_t(wham::reference::uniform_num_classes) + 1);
+  CHECK(g.offsets.front() == 0);
+  CHECK(g.offsets.back() == std::int64_t(l.size()));
+  for (std::size_t k = 0; k + 1 < g.offsets.size(); ++k) {
+    CAPTURE(k);
+    for (auto i = g.offsets[k]; i < g.offsets[k + 1]; ++i) {
+      REQUIRE(g.cls[std::size_t(i)] == std::int32_t(k));
+      // stable: the uniform list is target-sorted, so targets ascend within a class
+      if (i > g.offsets[k]) REQUIRE(g.tgt[std::size_t(i)] > g.tgt[std::size_t(i) - 1]);
+    }
+  }
+  std::multiset<std::array<std::int32_t, 3>> a, b;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    a.insert({l.src[i], l.tgt[i], l.cls[i]});
+    b.insert({g.src[i], g.tgt[i], g.cls[i]});
+  }
+  CHECK(a == b);
+}

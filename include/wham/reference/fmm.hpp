@@ -163,6 +163,33 @@ inline interaction_list uniform_interaction_lists(int level) {
   return interaction_lists(level, cells);
 }
 
+/// The same pairs grouped by class (class ids ascending, list order kept within a
+/// class), for wham::m2l_accumulate_class_groups; `offsets` then holds, per class, its
+/// first pair (size num_classes + 1, num_classes = the largest id + 1).
+inline interaction_list group_by_class(const interaction_list& l) {
+  std::int32_t classes = 0;
+  for (const auto k : l.cls) {
+    if (k < 0) throw std::invalid_argument("group_by_class: negative class id");
+    classes = k + 1 > classes ? k + 1 : classes;
+  }
+  interaction_list g;
+  g.level = l.level;
+  g.offsets.assign(std::size_t(classes) + 1, 0);
+  for (const auto k : l.cls) ++g.offsets[std::size_t(k) + 1];
+  for (std::size_t k = 0; k < std::size_t(classes); ++k) g.offsets[k + 1] += g.offsets[k];
+  std::vector<std::int64_t> next(g.offsets.begin(), g.offsets.end() - 1);
+  g.src.resize(l.size());
+  g.tgt.resize(l.size());
+  g.cls.resize(l.size());
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    const auto at = std::size_t(next[std::size_t(l.cls[i])]++);
+    g.src[at] = l.src[i];
+    g.tgt[at] = l.tgt[i];
+    g.cls[at] = l.cls[i];
+  }
+  return g;
+}
+
 /// Cell centres of a level, `[n^3][3]`: `origin + (i + 1/2) * size / 2^level`.
 inline std::vector<double> cell_centers(int level, const std::array<double, 3>& origin = {0, 0, 0},
                                         double size = 1.0) {

@@ -1,0 +1,264 @@
+/// \file wham/detail/fmm/class_groups.cuh
+/// \brief The class form over pairs grouped by class (wham::m2l_accumulate_class_groups):
+/// the class's operator as real matrices made once in shared memory, applied to 32
+/// pairs at a time (detail/m2l/class_operator.cuh for the algebra).
+///
+/// A block owns a contiguous range of 32-pair chunks (so a class's chunks mostly land
+/// in one block and its tables are made once). Per chunk: the pairs' records are
+/// gathered into shared memory as columns (coefficient-major, one column a pair);
+/// then per run of one class (a chunk straddling two classes has two runs): the class
+/// tables (d_l for every degree, Psi's powers, 1/r powers) are made if the class
+/// changed; each warp takes whole degrees of the way in (lane = pair, its degree in
+/// registers, d broadcast from shared memory), a barrier, then whole degrees of the way
+/// out, added to the target locals with atomics (pairs of one class have distinct
+/// targets in a uniform tree: nothing to sum in the block), two coefficients of a
+/// target from neighbouring lanes (a warp stage in shared memory).
+///
+/// Degrees go to warps by a longest-first greedy assignment on their cost (2l+1)^2;
+/// warps per block by order (class_group_warps).
+#pragma once
+
+#include <wham/detail/fmm/accumulate.cuh>
+#include <wham/detail/m2l/class_operator.cuh>
+
+namespace wham::detail::fmm {
+
+/// Pairs a chunk (one lane each) and the padded column stride of the records.
+inline constexpr int group_pairs = 32;
+inline constexpr int group_stride = group_pairs + 1;
+
+/// Warps a block: about the total cost over the largest degree's, (p + 1) / 3, so
+/// the greedy assignment keeps every warp near the average.
+constexpr int class_group_warps(int p) { return p < 6 ? 2 : (p + 1) / 3; }
+
+/// Shared-memory layout (bytes from the dynamic base), all offsets 16-aligned.
+template <class T>
+struct group_layout {
+  std::size_t records, dm, folded, psi, ir, geo, idx, stage, total;
+  __host__ __device__ group_layout(int p, int warps) {
+    auto up = [](std::size_t b) { return (b + 15) / 16 * 16; };
+    const int C = (p + 1) * (p + 1);
+    records = 0;
+    dm = up(records + std::size_t(C) * group_stride * sizeof(cpx<T>));
+    folded = up(dm + std::size_t(m2l::dmat_offset(p + 1)) * sizeof(T));
+    psi = up(folded + std::size_t(m2l::swap_offset(p + 1)) * sizeof(double));
+    ir = up(psi + std::size_t(p + 1) * sizeof(cpx<T>));
+    geo = up(ir + std::size_t(p + 2) * sizeof(T));
+    idx = up(geo + std::size_t(p + 1) * sizeof(cpx<double>) + sizeof(m2l::class_geometry));
+    stage = up(idx + 3 * group_pairs * sizeof(std::int32_t));
+    total = up(stage + std::size_t(warps) * 2 * group_pairs * sizeof(cpx<T>));
+  }
+};
+
+/// Degrees owned by warp `warp` as a bit mask: longest first, each to the least
+/// loaded warp (every thread computes the same assignment).
+template <int P, int WARPS>
+__device__ __forceinline__ unsigned owned_degrees(int warp) {
+  int load[WARPS] = {};
+  unsigned mask = 0;
+  for (int L = P; L >= 0; --L) {
+    int best = 0;
+    for (int w = 1; w < WARPS; ++w) best = load[w] < load[best] ? w : best;
+    if (best == warp) mask |= 1u << L;
+    load[best] += (2 * L + 1) * (2 * L + 1);
+  }
+  return mask;
+}
+
+/// Makes the tables of class k (the whole block; barriers inside).
+template <int P, class T>
+__device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* smem,
+                                  const group_layout<T>& lay) {
+  T* dm = reinterpret_cast<T*>(smem + lay.dm);
+  const double* folded = reinterpret_cast<const double*>(smem + lay.folded);
+  cpx<T>* psi = reinterpret_cast<cpx<T>*>(smem + lay.psi);
+  T* ir = reinterpret_cast<T*>(smem + lay.ir);
+  cpx<double>* pb = reinterpret_cast<cpx<double>*>(smem + lay.geo);
+  auto* g = reinterpret_cast<m2l::class_geometry*>(pb + (P + 1));
+  __syncthreads();  // the previous class's readers are done
+  if (threadIdx.x == 0) {
+    double x, y, z;
+    if (k >= 0 && k < l.num_classes) {
+      const T* d = l.geo + 3 * std::int64_t(k);
+      x = double(d[0]);
+      y = double(d[1]);
+      z = double(d[2]);
+    } else {  // a class id out of range: NaN in that pair's target, visibly
+      x = y = z = 0.0 / 0.0;
+    }
+    *g = m2l::make_class_geometry(x, y, z);
+  }
+  __syncthreads();
+  if (threadIdx.x <= P + 1) {
+    const int t = threadIdx.x;
+    cpx<double> b{1.0, 0.0}, s{1.0, 0.0};
+    double r = 1.0;
+    for (int j = 0; j < t; ++j) {
+      b = b * g->eb;
+      s = s * g->psi;
+      r *= g->inv_r;
+    }
+    if (t <= P) {
+      pb[t] = b;
+      psi[t] = {T(s.re), T(s.im)};
+    }
+    ir[t] = T(r);
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < m2l::dmat_offset(P + 1); e += blockDim.x) {
+    int L = 0;
+    while (m2l::dmat_offset(L + 1) <= e) ++L;
+    const int w = 2 * L + 1, local = e - m2l::dmat_offset(L);
+    const int i = local / w - L, j = local - (local / w) * w - L;
+    dm[e] = T(m2l::class_dmat_entry(folded, L, i, j, pb));
+  }
+  __syncthreads();
+}
+
+template <int P, class T, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32)
+    class_group_kernel(const pair_list<T> l, std::int64_t num_chunks, std::int64_t per_block) {
+  constexpr int C = (P + 1) * (P + 1);
+  extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
+  const group_layout<T> lay(P, WARPS);
+  cpx<T>* rec = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.records);
+  const T* dm = reinterpret_cast<const T*>(fmm_smem_raw + lay.dm);
+  double* folded = reinterpret_cast<double*>(fmm_smem_raw + lay.folded);
+  const cpx<T>* psi = reinterpret_cast<const cpx<T>*>(fmm_smem_raw + lay.psi);
+  const T* ir = reinterpret_cast<const T*>(fmm_smem_raw + lay.ir);
+  std::int32_t* s_src = reinterpret_cast<std::int32_t*>(fmm_smem_raw + lay.idx);
+  std::int32_t* s_tgt = s_src + group_pairs;
+  std::int32_t* s_cls = s_tgt + group_pairs;
+  cpx<T>* stage = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.stage) + (threadIdx.x >> 5) * 2 * group_pairs;
+  const m2l::swap_table<double>& tabd = m2l::swap_constants<double>();
+  const m2l::swap_table<T>& tab = m2l::swap_constants<T>();
+  for (int i = threadIdx.x; i < m2l::swap_offset(P + 1); i += blockDim.x) folded[i] = tabd.b[i];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const std::int64_t n = l.num_pairs;
+  const std::int64_t c0 = std::int64_t(blockIdx.x) * per_block;
+  const std::int64_t c1 = c0 + per_block < num_chunks ? c0 + per_block : num_chunks;
+  const unsigned owned = owned_degrees<P, WARPS>(warp);
+  bool have = false;  // tables made for class `current`
+  int current = 0;
+
+  for (std::int64_t chunk = c0; chunk < c1; ++chunk) {
+    const std::int64_t first = chunk * group_pairs;
+    const int count = int(n - first < group_pairs ? n - first : group_pairs);
+    __syncthreads();  // the previous chunk's readers are done
+    if (threadIdx.x < count) {
+      s_src[threadIdx.x] = l.src[first + threadIdx.x];
+      s_tgt[threadIdx.x] = l.tgt[first + threadIdx.x];
+      s_cls[threadIdx.x] = l.cls[first + threadIdx.x];
+    }
+    __syncthreads();
+    // Gather: coefficient c of pair q to rec[c * stride + q]; a pair's record is
+    // contiguous in global memory, so consecutive threads take consecutive c.
+    for (int j = threadIdx.x; j < count * C; j += blockDim.x) {
+      const int q = j / C, c = j - q * C;
+      m2l::copy_async(rec + c * group_stride + q, l.multipoles + std::int64_t(s_src[q]) * C + c);
+    }
+    m2l::stage_records_wait();
+    for (int q0 = 0; q0 < count;) {
+      const int k = s_cls[q0];
+      int q1 = q0 + 1;
+      while (q1 < count && s_cls[q1] == k) ++q1;
+      if (!have || k != current) {
+        make_group_tables<P, T>(l, k, fmm_smem_raw, lay);  // barriers inside
+        current = k;
+        have = true;
+      } else {
+        __syncthreads();  // the gather (first run) or the previous run's way out is done
+      }
+      const bool mine = lane >= q0 && lane < q1;
+      m2l::static_for<0, P + 1>([&](auto Lc) {
+        constexpr int L = decltype(Lc)::value;
+        if (mine && ((owned >> L) & 1u)) {
+          m2l::class_forward_degree<L>(rec + lane, group_stride, dm, psi, ir[L + 1]);
+        }
+      });
+      __syncthreads();
+      // The way out: every lane of an owning warp runs (lanes outside the run on stale
+      // columns, never written), so that each pair of rows leaves through the warp's
+      // stage as 32 targets x 2 coefficients, lanes on consecutive reals of one target:
+      // a quarter of the atomic requests of one lane a pair (scattered atomics bound
+      // this form: about 60 G of them a second on the H200).
+      m2l::static_for<0, P + 1>([&](auto Lc) {
+        constexpr int L = decltype(Lc)::value;
+        if ((owned >> L) & 1u) {
+          m2l::class_backward_degree<L>(
+              rec + lane, group_stride, P, dm, psi, ir, tab.fact,
+              [&](int c, cpx<T> v0, cpx<T> v1, bool two) {
+                stage[2 * lane] = v0;
+                stage[2 * lane + 1] = v1;
+                __syncwarp();
+                const T* reals = reinterpret_cast<const T*>(stage);
+#pragma unroll
+                for (int it = 0; it < 4; ++it) {  // 32 pairs x 4 reals
+                  const int idx = it * 32 + lane, q = idx >> 2, part = idx & 3;
+                  if (q >= q0 && q < q1 && (two || part < 2)) {
+                    T* dst = reinterpret_cast<T*>(l.locals + std::int64_t(s_tgt[q]) * C + c);
+                    atomicAdd(dst + part, reals[idx]);
+                  }
+                }
+                __syncwarp();
+              });
+        }
+      });
+      q0 = q1;
+    }
+  }
+}
+
+template <int P, class T>
+void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream) {
+  constexpr int W = class_group_warps(P);
+  static_assert(W >= 1 && W <= 32, "one warp per degree at most");
+  auto kernel = class_group_kernel<P, T, W>;
+  const std::size_t smem = group_layout<T>(P, W).total;
+  ensure_dynamic_smem(kernel, smem);
+  int per_sm = 0;
+  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, W * 32, smem));
+  const std::int64_t chunks = (l.num_pairs + group_pairs - 1) / group_pairs;
+  const std::int64_t resident =
+      std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
+  const std::int64_t per_block = std::max<std::int64_t>(1, (chunks + resident - 1) / resident);
+  const std::int64_t grid = (chunks + per_block - 1) / per_block;
+  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, chunks, per_block);
+  WHAM_CHECK_LAUNCH("fmm class_group_kernel");
+}
+
+/// Orders the grouped schedule serves (shared memory: 32 records, the d table).
+inline constexpr int class_group_min_order = 1;
+template <class T>
+constexpr int class_group_max_order() {
+  return 16;
+}
+
+/// Whether m2l_accumulate_class_groups runs this schedule at order p (else the class
+/// form's own schedules). To be set from bench_fmm (class_groups vs class_atomic).
+template <class T>
+constexpr bool class_groups_serve(int p) {
+  return p >= class_group_min_order && p <= class_group_max_order<T>();
+}
+
+/// Launches the grouped class form at order p (the caller checked p's range).
+template <class T>
+void launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
+  bool done = false;
+  m2l::static_for_host<class_group_min_order, class_group_max_order<T>() + 1>([&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    if (P == p) {
+      launch_class_group_order<P, T>(l, stream);
+      done = true;
+    }
+  });
+  if (!done) {
+    throw_invalid_argument("m2l_accumulate_class_groups", "p", p,
+                           std::to_string(class_group_min_order) + ".." +
+                               std::to_string(class_group_max_order<T>()) +
+                               " for the grouped class schedule");
+  }
+}
+
+}  // namespace wham::detail::fmm
