@@ -236,10 +236,18 @@ constexpr int class_group_max_order() {
 }
 
 /// Whether m2l_accumulate_class_groups runs this schedule at order p (else the class
-/// form's own schedules). To be set from bench_fmm (class_groups vs class_atomic).
+/// form's own schedules, which win at low order where this one is bound by scattered
+/// atomics). H200, bench_fmm, 16^3 uniform level (584,136 pairs), median us, grouped
+/// vs class_atomic (2026-12-01): double p = 8: 782 vs 597; 9: 1093 vs 1270; 10: 1540
+/// vs 2276; 12: 3030 vs 3190; 16: 6362 vs 11830. float p = 9: 770 vs 647; 10: 980 vs
+/// 917; 11: 1316 vs 1655; 12: 1523 vs 1973; 16: 5033 vs 9155.
+template <class T>
+constexpr int class_group_from_order() {
+  return std::is_same_v<T, double> ? 9 : 11;
+}
 template <class T>
 constexpr bool class_groups_serve(int p) {
-  return p >= class_group_min_order && p <= class_group_max_order<T>();
+  return p >= class_group_from_order<T>() && p <= class_group_max_order<T>();
 }
 
 /// Launches the grouped class form at order p (the caller checked p's range).
