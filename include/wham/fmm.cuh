@@ -120,6 +120,28 @@ void run(pair_list<T> l, int p, m2l_accumulate_method method, cudaStream_t strea
   launch_accumulate<T>(l, p, deterministic, pick_schedule<T>(p), stream);
 }
 
+/// The class forms' checks and pair list (num_pairs > 0 when `cls` is checked).
+template <class T>
+pair_list<T> class_list(const char* f, int p, const cuda::std::complex<T>* multipoles,
+                        cuda::std::complex<T>* locals, const T* class_deltas, int num_classes,
+                        const std::int32_t* cls, const std::int32_t* src,
+                        const std::int32_t* tgt, std::int64_t num_pairs,
+                        m2l_accumulate_method method) {
+  check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas", num_pairs,
+               method);
+  check_range(f, "num_classes", num_classes, 1, max_classes);
+  if (num_pairs > 0) check_not_null(f, "cls", cls);
+  return {reinterpret_cast<const cpx<T>*>(multipoles),
+          reinterpret_cast<cpx<T>*>(locals),
+          src,
+          tgt,
+          cls,
+          class_deltas,
+          num_classes,
+          geometry::classes,
+          num_pairs};
+}
+
 }  // namespace detail::fmm
 
 /// locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]) for i < num_pairs.
@@ -182,52 +204,28 @@ void m2l_accumulate_classes(int p, const cuda::std::complex<T>* multipoles,
                             const std::int32_t* tgt, std::int64_t num_pairs,
                             cudaStream_t stream = 0,
                             m2l_accumulate_method method = m2l_accumulate_method::automatic) {
-  detail::fmm::check_common("m2l_accumulate_classes", p, multipoles, locals, src, tgt,
-                            class_deltas, "class_deltas", num_pairs, method);
-  detail::check_range("m2l_accumulate_classes", "num_classes", num_classes, 1,
-                      detail::fmm::max_classes);
+  const auto l = detail::fmm::class_list("m2l_accumulate_classes", p, multipoles, locals,
+                                         class_deltas, num_classes, cls, src, tgt, num_pairs,
+                                         method);
   if (num_pairs == 0) return;
-  detail::check_not_null("m2l_accumulate_classes", "cls", cls);
-  using detail::fmm::cpx;
-  detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(multipoles),
-                              reinterpret_cast<cpx<T>*>(locals),
-                              src,
-                              tgt,
-                              cls,
-                              class_deltas,
-                              num_classes,
-                              detail::fmm::geometry::classes,
-                              num_pairs};
   detail::fmm::run(l, p, method, stream);
 }
 
 /// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
 /// class_deltas[cls[i]]), atomics (results agree to rounding run to run). Arguments as
 /// m2l_accumulate_classes; fastest when the pairs of each class are contiguous.
-/// Orders the grouped schedule does not take (above class_group_max_order) run
-/// m2l_accumulate_classes' schedules.
+/// Orders the grouped schedule does not take (below class_group_from_order, above
+/// class_group_max_order) run m2l_accumulate_classes' atomic schedules.
 template <class T>
 void m2l_accumulate_class_groups(int p, const cuda::std::complex<T>* multipoles,
                                  cuda::std::complex<T>* locals, const T* class_deltas,
                                  int num_classes, const std::int32_t* cls,
                                  const std::int32_t* src, const std::int32_t* tgt,
                                  std::int64_t num_pairs, cudaStream_t stream = 0) {
-  const char* f = "m2l_accumulate_class_groups";
-  detail::fmm::check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas",
-                            num_pairs, m2l_accumulate_method::atomic);
-  detail::check_range(f, "num_classes", num_classes, 1, detail::fmm::max_classes);
+  const auto l = detail::fmm::class_list("m2l_accumulate_class_groups", p, multipoles, locals,
+                                         class_deltas, num_classes, cls, src, tgt, num_pairs,
+                                         m2l_accumulate_method::atomic);
   if (num_pairs == 0) return;
-  detail::check_not_null(f, "cls", cls);
-  using detail::fmm::cpx;
-  detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(multipoles),
-                              reinterpret_cast<cpx<T>*>(locals),
-                              src,
-                              tgt,
-                              cls,
-                              class_deltas,
-                              num_classes,
-                              detail::fmm::geometry::classes,
-                              num_pairs};
   if (detail::fmm::class_groups_serve<T>(p)) {
     detail::fmm::launch_class_groups<T>(l, p, stream);
   } else {

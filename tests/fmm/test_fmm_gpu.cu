@@ -180,6 +180,20 @@ std::vector<std::complex<double>> reference_sum(form f, int p, const test_list& 
   return Ld;
 }
 
+/// Cells that are no target of the list keep their values bit for bit.
+template <class cT>
+void require_non_targets_unchanged(const test_list& h, const std::vector<cT>& got,
+                                   const std::vector<cT>& before, int C) {
+  std::vector<bool> is_target(std::size_t(h.num_cells), false);
+  for (auto t : h.tgt) is_target[std::size_t(t)] = true;
+  for (int c = 0; c < h.num_cells; ++c) {
+    if (is_target[std::size_t(c)]) continue;
+    CAPTURE(c);
+    REQUIRE(std::memcmp(got.data() + std::size_t(c) * C, before.data() + std::size_t(c) * C,
+                        sizeof(cT) * C) == 0);
+  }
+}
+
 template <class T>
 std::vector<std::complex<double>> random_coefficients(std::size_t n, std::mt19937_64& gen) {
   std::normal_distribution<double> normal;
@@ -230,15 +244,7 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
   CAPTURE(err);
   CHECK(err <= tolerance<T>(p));
-  // Cells that are no target keep their values bit for bit.
-  std::vector<bool> is_target(std::size_t(h.num_cells), false);
-  for (auto t : h.tgt) is_target[std::size_t(t)] = true;
-  for (int c = 0; c < h.num_cells; ++c) {
-    if (is_target[std::size_t(c)]) continue;
-    CAPTURE(c);
-    REQUIRE(std::memcmp(got.data() + std::size_t(c) * C, L0.data() + std::size_t(c) * C,
-                        sizeof(cT) * C) == 0);
-  }
+  require_non_targets_unchanged(h, got, L0, C);
 }
 
 namespace {
@@ -296,14 +302,7 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
   const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
   CAPTURE(err);
   CHECK(err <= tolerance<T>(p));
-  std::vector<bool> is_target(std::size_t(h.num_cells), false);
-  for (auto t : h.tgt) is_target[std::size_t(t)] = true;
-  for (int c = 0; c < h.num_cells; ++c) {
-    if (is_target[std::size_t(c)]) continue;
-    CAPTURE(c);
-    REQUIRE(std::memcmp(got.data() + std::size_t(c) * C, L0.data() + std::size_t(c) * C,
-                        sizeof(cT) * C) == 0);
-  }
+  require_non_targets_unchanged(h, got, L0, C);
 }
 
 TEMPLATE_TEST_CASE("m2l class groups form: a bad class id poisons only its target", "[fmm][gpu]",
