@@ -310,6 +310,39 @@ void BM_fmm_split_variant(benchmark::State& state) {
   state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
 }
 
+/// Warps per block of the grouped class schedule (16^3 level, grouped list), for
+/// class_group_warps: args none, P and W compile time; vs_pair_stream as BM_fmm.
+template <class T, int P, int W>
+void BM_class_groups_warps(benchmark::State& state) {
+  const level_list& L = get_level(4);
+  constexpr int C = (P + 1) * (P + 1);
+  const std::int64_t cells = std::int64_t(1) << 12;
+  const std::int64_t n = std::int64_t(L.host.size());
+  using cT = cuda::std::complex<T>;
+  using wham::detail::fmm::cpx;
+  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
+  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
+  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
+  wham_test::device_buffer<T> classes(narrow<T>(L.class_deltas));
+  const wham::detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(M.data()),
+                                          reinterpret_cast<cpx<T>*>(Lc.data()),
+                                          L.src_g->data(),
+                                          L.tgt_g->data(),
+                                          L.cls_g->data(),
+                                          classes.data(),
+                                          wham::reference::uniform_num_classes,
+                                          wham::detail::fmm::geometry::classes,
+                                          n};
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    wham::detail::fmm::launch_class_group_order<P, T, W>(l, nullptr);
+  });
+  const double ts = pair_stream_seconds<T>(L, M, P, nullptr);
+  state.counters["p"] = P;
+  state.counters["warps"] = W;
+  state.counters["median_us"] = t * 1e6;
+  state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
+}
+
 void level4_all_p(benchmark::internal::Benchmark* b) {
   for (int p = 2; p <= 16; ++p) b->Args({p, 4});
   for (int p : {2, 4, 8, 12, 16}) b->Args({p, 5});
@@ -329,6 +362,28 @@ BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(be
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 3)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);

@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "test_util.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -166,12 +167,10 @@ double class_operator_error(std::mt19937_64& gen) {
       s = s * g.psi;
       r *= g.inv_r;
     }
-    std::vector<T> dm(std::size_t(m2l::dmat_offset(P + 1)));
+    std::vector<T> dm(std::size_t(m2l::fold_offset(P + 1)));
     for (int l = 0; l <= P; ++l)
-      for (int i = -l; i <= l; ++i)
-        for (int j = -l; j <= l; ++j)
-          dm[std::size_t(m2l::dmat_offset(l) + (i + l) * (2 * l + 1) + (j + l))] =
-              T(m2l::class_dmat_entry(folded, l, i, j, pb));
+      for (int k = 0; k < m2l::fold_offset(l + 1) - m2l::fold_offset(l); ++k)
+        dm[std::size_t(m2l::fold_offset(l) + k)] = T(m2l::class_fold_entry(folded, l, k, pb));
     std::vector<ref::m2l_complex> M(C);
     std::vector<m2l::cpx<T>> col(C);
     for (int i = 0; i < C; ++i) {
@@ -217,4 +216,34 @@ TEST_CASE("m2l class operator (real d matrices) on the host", "[m2l][blocks]") {
   check_class_operator<double, 0, 1, 2, 3, 5, 8, 12, 16>(
       [](int p) { return p <= 12 ? 1e-13 : 1e-11; });
   check_class_operator<float, 1, 4, 8, 12, 16>([](int p) { return p <= 8 ? 1e-4 : 1e-3; });
+}
+
+TEST_CASE("m2l class operator: d_l has the parity its folded table relies on", "[m2l][blocks]") {
+  // d_l[-i][-j] = (-1)^(i+j) d_l[i][j]; a sign or index slip in the table would break it
+  // for some (l, i, j), and the folded products would be wrong there.
+  auto gen = wham_test::rng(91);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double* folded = m2l::swap_constants<double>().b;
+  for (int trial = 0; trial < 6; ++trial) {
+    const double x = u(gen), y = trial == 0 ? 0.0 : u(gen), z = u(gen);
+    const auto g = m2l::make_class_geometry(trial == 0 ? 0.0 : x, y, z);
+    m2l::cpx<double> pb[17], b{1.0, 0.0};
+    for (int k = 0; k <= 16; ++k) {
+      pb[k] = b;
+      b = b * g.eb;
+    }
+    for (int l = 0; l <= 16; ++l) {
+      double worst = 0.0, scale = 0.0;
+      for (int i = -l; i <= l; ++i)
+        for (int j = -l; j <= l; ++j) {
+          const double a = m2l::class_dmat_entry(folded, l, i, j, pb);
+          const double m = m2l::class_dmat_entry(folded, l, -i, -j, pb);
+          worst = std::max(worst, std::abs(m - (((i + j) & 1) ? -a : a)));
+          scale = std::max(scale, std::abs(a));
+        }
+      CAPTURE(trial, l, worst, scale, wham_test::seed());
+      CHECK(scale > 0.0);
+      CHECK(worst <= 1e-13 * scale);
+    }
+  }
 }

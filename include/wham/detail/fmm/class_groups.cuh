@@ -7,15 +7,15 @@
 /// in one block and its tables are made once). Per chunk: the pairs' records are
 /// gathered into shared memory as columns (coefficient-major, one column a pair);
 /// then per run of one class (a chunk straddling two classes has two runs): the class
-/// tables (d_l for every degree, Psi's powers, 1/r powers) are made if the class
-/// changed; each warp takes whole degrees of the way in (lane = pair, its degree in
-/// registers, d broadcast from shared memory), a barrier, then whole degrees of the way
-/// out, added to the target locals with atomics (pairs of one class have distinct
-/// targets in a uniform tree: nothing to sum in the block), two coefficients of a
-/// target from neighbouring lanes (a warp stage in shared memory).
+/// tables (d_l for every degree, folded by its parity, Psi's powers, 1/r powers) are
+/// made if the class changed; each warp takes whole degrees of the way in (lane = pair,
+/// its degree in registers, d broadcast from shared memory), a barrier, then whole
+/// degrees of the way out, added to the target locals with atomics (pairs of one class
+/// have distinct targets in a uniform tree: nothing to sum in the block), two
+/// coefficients of a target from neighbouring lanes (a warp stage in shared memory).
 ///
-/// Degrees go to warps by a longest-first greedy assignment on their cost (2l+1)^2;
-/// warps per block by order (class_group_warps).
+/// Degrees go to warps by a longest-first greedy assignment on their cost (degree_cost);
+/// warps per block by order and type (class_group_warps).
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
@@ -27,9 +27,39 @@ namespace wham::detail::fmm {
 inline constexpr int group_pairs = 32;
 inline constexpr int group_stride = group_pairs + 1;
 
-/// Warps a block: about the total cost over the largest degree's, (p + 1) / 3, so
-/// the greedy assignment keeps every warp near the average.
-constexpr int class_group_warps(int p) { return p < 6 ? 2 : (p + 1) / 3; }
+/// Cost of degree L at order p, in products a lane: the folded rotation both ways,
+/// 2 (2L^2 + 2L + 1), and its z sums, sum over |m| <= L of (p - L - |m| + 1)^+.
+constexpr int degree_cost(int p, int L) {
+  int z = 0;
+  for (int m = -L; m <= L; ++m) {
+    const int k = p - L - (m < 0 ? -m : m) + 1;
+    z += k > 0 ? k : 0;
+  }
+  return 2 * (2 * L * L + 2 * L + 1) + z;
+}
+
+/// Warps a block. Shared memory (the 32 records) holds one or two blocks on an SM from
+/// p = 10 (double), so a block's warps are the SM's warps: take as many as the largest
+/// degree allows, the total cost over the largest degree's, rounded (the greedy
+/// assignment then keeps every warp near the largest degree's cost, the critical path
+/// of a run). float holds two blocks an SM to p = 16 by shared memory, and more than six
+/// warps would leave it one by registers: at most six.
+/// H200, bench_fmm BM_class_groups_warps, 16^3 level, median us by warps (folded d,
+/// 2026-12-01): double p = 8: W = 3, 4, 5: 809, 813, 868; p = 9: W = 4, 5: 1078, 1083;
+/// p = 10: W = 4, 5, 6: 1494, 1419, 1394; p = 12: W = 5, 6: 2418, 3222; p = 13:
+/// W = 5, 6, 7: 3821, 3764, 3874; p = 16: W = 6, 7, 8: 5822, 5810, 6076. float p = 12:
+/// W = 4, 5, 6: 1894, 1862, 2180; p = 16: W = 6, 7, 8: 4472, 6080, 7100.
+template <class T>
+constexpr int class_group_warps(int p) {
+  int total = 0, top = 1;
+  for (int L = 0; L <= p; ++L) {
+    total += degree_cost(p, L);
+    top = degree_cost(p, L) > top ? degree_cost(p, L) : top;
+  }
+  int w = (2 * total + top) / (2 * top);
+  if (std::is_same_v<T, float> && w > 6) w = 6;
+  return w < 2 ? 2 : w;
+}
 
 /// Shared-memory layout (bytes from the dynamic base), all offsets 16-aligned.
 template <class T>
@@ -40,7 +70,7 @@ struct group_layout {
     const int C = (p + 1) * (p + 1);
     records = 0;
     dm = up(records + std::size_t(C) * group_stride * sizeof(cpx<T>));
-    folded = up(dm + std::size_t(m2l::dmat_offset(p + 1)) * sizeof(T));
+    folded = up(dm + std::size_t(m2l::fold_offset(p + 1)) * sizeof(T));
     psi = up(folded + std::size_t(m2l::swap_offset(p + 1)) * sizeof(double));
     ir = up(psi + std::size_t(p + 1) * sizeof(cpx<T>));
     geo = up(ir + std::size_t(p + 2) * sizeof(T));
@@ -60,7 +90,7 @@ __device__ __forceinline__ unsigned owned_degrees(int warp) {
     int best = 0;
     for (int w = 1; w < WARPS; ++w) best = load[w] < load[best] ? w : best;
     if (best == warp) mask |= 1u << L;
-    load[best] += (2 * L + 1) * (2 * L + 1);
+    load[best] += degree_cost(P, L);
   }
   return mask;
 }
@@ -105,12 +135,10 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
     ir[t] = T(r);
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < m2l::dmat_offset(P + 1); e += blockDim.x) {
+  for (int e = threadIdx.x; e < m2l::fold_offset(P + 1); e += blockDim.x) {
     int L = 0;
-    while (m2l::dmat_offset(L + 1) <= e) ++L;
-    const int w = 2 * L + 1, local = e - m2l::dmat_offset(L);
-    const int i = local / w - L, j = local - (local / w) * w - L;
-    dm[e] = T(m2l::class_dmat_entry(folded, L, i, j, pb));
+    while (m2l::fold_offset(L + 1) <= e) ++L;
+    dm[e] = T(m2l::class_fold_entry(folded, L, e - m2l::fold_offset(L), pb));
   }
   __syncthreads();
 }
@@ -210,9 +238,8 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 }
 
-template <int P, class T>
+template <int P, class T, int W = class_group_warps<T>(P)>
 void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream) {
-  constexpr int W = class_group_warps(P);
   static_assert(W >= 1 && W <= 32, "one warp per degree at most");
   auto kernel = class_group_kernel<P, T, W>;
   const std::size_t smem = group_layout<T>(P, W).total;
@@ -236,11 +263,13 @@ constexpr int class_group_max_order() {
 }
 
 /// Whether m2l_accumulate_class_groups runs this schedule at order p (else the class
-/// form's own schedules, which win at low order where this one is bound by scattered
-/// atomics). H200, bench_fmm, 16^3 uniform level (584,136 pairs), median us, grouped
-/// vs class_atomic (2026-12-01): double p = 8: 782 vs 597; 9: 1093 vs 1270; 10: 1540
-/// vs 2276; 12: 3030 vs 3190; 16: 6362 vs 11830. float p = 9: 770 vs 647; 10: 980 vs
-/// 917; 11: 1316 vs 1655; 12: 1523 vs 1973; 16: 5033 vs 9155.
+/// form's own schedules, which win at low order where this one is bound by its
+/// scattered atomics in L2: Nsight Compute, double, L2 throughput 76% of peak at p = 8,
+/// 66% at p = 10, 40% at p = 16 where it is latency-bound, 7 warps an SM, IPC 0.72).
+/// H200, bench_fmm, 16^3 uniform level (584,136 pairs), median us, grouped (folded d)
+/// vs class_atomic (2026-12-01): double p = 8: 815 vs 540; 9: 1086 vs 1263; 10: 1424
+/// vs 2236; 12: 2422 vs 3168; 16: 5655 vs 11729. float p = 9: 788 vs 650; 10: 985 vs
+/// 911; 11: 1346 vs 1659; 12: 1818 vs 1964; 16: 4472 (six warps) vs 9134.
 template <class T>
 constexpr int class_group_from_order() {
   return std::is_same_v<T, double> ? 9 : 11;

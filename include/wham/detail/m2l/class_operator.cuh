@@ -8,7 +8,8 @@
 /// for a real matrix d_l (the spherical-harmonic phases of a y-rotation), and the way
 /// back B_l Dz(-b) B_l is R_l^H = I d_l^T I^-1. Z keeps m, so I^-1 Z I = Z and
 ///   L = Psi^* d^T Z d Psi M,   Psi = diag(e^{i m (a - pi/2)}),
-/// d = the block diagonal of the d_l. For a class, d (sum (2l+1)^2 reals) and Psi are
+/// d = the block diagonal of the d_l. For a class, d (folded by its parity to
+/// sum 2(l+1)^2 reals, fold_offset) and Psi are
 /// made once; per pair the work is two real matrix products per degree on the real
 /// and imaginary parts, and the z-translation: no trigonometry, no per-pair tables.
 ///
@@ -30,10 +31,6 @@
 #endif
 
 namespace wham::detail::m2l {
-
-/// Offset of degree l's (2l+1) x (2l+1) matrix in a table of every degree below it:
-/// sum_{j<l} (2j+1)^2.
-__host__ __device__ constexpr int dmat_offset(int l) { return l * (2 * l - 1) * (2 * l + 1) / 3; }
 
 /// B_l[m][k] for m, k in -l..l from the folded table (its parities: tables.cuh).
 __host__ __device__ __forceinline__ double swap_entry(const double* folded, int l, int m, int k) {
@@ -83,11 +80,97 @@ __host__ __device__ __forceinline__ double class_dmat_entry(const double* folded
   }
 }
 
+/// The parity of d_l, d_l[-i][-j] = (-1)^(i+j) d_l[i][j] (checked on the host for every
+/// l to 16, exactly), halves the products: with u_j = x_j + (-1)^j x_-j and
+/// v_j = x_j - (-1)^j x_-j (j >= 1), u_0 = x_0,
+///   y_i = P_i + Q_i,  y_-i = (-1)^i (P_i - Q_i),  P_i = sum_{j>=0} A[i][j] u_j,
+///   Q_i = sum_{j>=1} B[i][j] v_j,  A/B[i][j] = (d[i][j] +/- (-1)^j d[i][-j]) / 2,
+/// for i, j = 0..l: 2l^2 + 2l + 1 products for the 2l + 1 rows instead of (2l+1)^2.
+/// d_l^T has the same parity and its A/B are the transposes, so one table serves both
+/// ways. Degree l's table holds (A[i][j], B[i][j]) pairs, row-major (i, j = 0..l), at
+/// fold_offset(l) reals; B[i][0] = 0 (the pairs stay 2 T aligned: one wide load each).
+__host__ __device__ constexpr int fold_offset(int l) { return l * (l + 1) * (2 * l + 1) / 3; }
+
+/// Real k of degree l's folded table (see fold_offset); `pb` = e^{i k b}, k = 0..l.
+__host__ __device__ __forceinline__ double class_fold_entry(const double* folded, int l, int k,
+                                                            const cpx<double>* pb) {
+  const int i = k / (2 * (l + 1)), j = (k / 2) % (l + 1);
+  const double a = class_dmat_entry(folded, l, i, j, pb);
+  if (j == 0) return (k & 1) ? 0.0 : a;
+  const double b = class_dmat_entry(folded, l, i, -j, pb);
+  const double sb = (j & 1) ? -b : b;
+  return 0.5 * ((k & 1) ? a - sb : a + sb);
+}
+
+/// One (A, B) pair of the folded table.
+template <class T>
+struct alignas(2 * sizeof(T)) fold_pair {
+  T a, b;
+};
+
+/// y = F x for the folded table `t` of degree L, read as rows (F = d_L) or as columns
+/// (F = d_L^T); x[L + j] holds x_j. Rows come out as `emit(i, two, y_i, y_-i, y_i+1,
+/// y_-i-1)`, two i at a time (eight independent FMA chains a lane), or one (`two` false:
+/// i = 0, where y_-0 repeats y_0, and i = L for odd L).
+template <int L, bool Transposed, class T, class Emit>
+__host__ __device__ __forceinline__ void folded_product(const cpx<T>* x, const fold_pair<T>* t,
+                                                        Emit&& emit) {
+  constexpr int N = L + 1;
+  cpx<T> u[N], v[N];
+  u[0] = x[L];
+  v[0] = {T(0), T(0)};
+WHAM_M2L_UNROLL
+  for (int j = 1; j <= L; ++j) {
+    const cpx<T> a = x[L + j], b = x[L - j];
+    u[j] = (j & 1) ? a - b : a + b;
+    v[j] = (j & 1) ? a + b : a - b;
+  }
+  auto at = [&](int i, int j) { return Transposed ? t[j * N + i] : t[i * N + j]; };
+  {  // i = 0: Q_0 = 0
+    cpx<T> p{T(0), T(0)};
+WHAM_M2L_UNROLL
+    for (int j = 0; j <= L; ++j) p = fma(at(0, j).a, u[j], p);
+    emit(0, false, p, p, p, p);
+  }
+  auto minus = [](int i, cpx<T> p, cpx<T> q) {  // y_-i
+    const cpx<T> d = p - q;
+    return (i & 1) ? cpx<T>{-d.re, -d.im} : d;
+  };
+WHAM_M2L_NO_UNROLL
+  for (int i = 1; i + 1 <= L; i += 2) {
+    cpx<T> p0{T(0), T(0)}, q0{T(0), T(0)}, p1{T(0), T(0)}, q1{T(0), T(0)};
+    p0 = fma(at(i, 0).a, u[0], p0);
+    p1 = fma(at(i + 1, 0).a, u[0], p1);
+WHAM_M2L_UNROLL
+    for (int j = 1; j <= L; ++j) {
+      const fold_pair<T> e0 = at(i, j), e1 = at(i + 1, j);
+      p0 = fma(e0.a, u[j], p0);
+      q0 = fma(e0.b, v[j], q0);
+      p1 = fma(e1.a, u[j], p1);
+      q1 = fma(e1.b, v[j], q1);
+    }
+    emit(i, true, p0 + q0, minus(i, p0, q0), p1 + q1, minus(i + 1, p1, q1));
+  }
+  if constexpr (L % 2 == 1) {  // the last i alone
+    cpx<T> p{T(0), T(0)}, q{T(0), T(0)};
+    p = fma(at(L, 0).a, u[0], p);
+WHAM_M2L_UNROLL
+    for (int j = 1; j <= L; ++j) {
+      const fold_pair<T> e = at(L, j);
+      p = fma(e.a, u[j], p);
+      q = fma(e.b, v[j], q);
+    }
+    emit(L, false, p + q, minus(L, p, q), p, p);
+  }
+}
+
 /// Degree L of the way in, for one pair whose coefficients sit at col[c * stride]:
-/// x <- r^-(L+1) d_L Psi x, in place. `psi` = Psi's powers m = 0..L (T), `dm` the d table.
+/// x <- r^-(L+1) d_L Psi x, in place. `psi` = Psi's powers m = 0..L (T), `fold` the
+/// folded table of every degree (fold_offset).
 template <int L, class T>
-__host__ __device__ __forceinline__ void class_forward_degree(cpx<T>* col, int stride, const T* dm,
-                                                              const cpx<T>* psi, T scale_out) {
+__host__ __device__ __forceinline__ void class_forward_degree(cpx<T>* col, int stride,
+                                                              const T* fold, const cpx<T>* psi,
+                                                              T scale_out) {
   constexpr int W = 2 * L + 1;
   cpx<T> x[W];
 WHAM_M2L_UNROLL
@@ -97,31 +180,25 @@ WHAM_M2L_UNROLL
     x[L + m] = x[L + m] * psi[m];
     x[L - m] = mul_conj(x[L - m], psi[m]);
   }
-  const T* d = dm + dmat_offset(L);
-  // two rows at a time: four independent FMA chains a lane
-WHAM_M2L_NO_UNROLL
-  for (int r = 0; r + 1 < W; r += 2) {
-    cpx<T> a0{T(0), T(0)}, a1{T(0), T(0)};
-WHAM_M2L_UNROLL
-    for (int c = 0; c < W; ++c) {
-      a0 = fma(d[r * W + c], x[c], a0);
-      a1 = fma(d[(r + 1) * W + c], x[c], a1);
+  const auto* t = reinterpret_cast<const fold_pair<T>*>(fold + fold_offset(L));
+  folded_product<L, false>(x, t, [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1,
+                                     cpx<T> ym1) {
+    col[(L * L + L + i) * stride] = scale(yp, scale_out);
+    if (i != 0) col[(L * L + L - i) * stride] = scale(ym, scale_out);
+    if (two) {
+      col[(L * L + L + i + 1) * stride] = scale(yp1, scale_out);
+      col[(L * L + L - i - 1) * stride] = scale(ym1, scale_out);
     }
-    col[(L * L + r) * stride] = scale(a0, scale_out);
-    col[(L * L + r + 1) * stride] = scale(a1, scale_out);
-  }
-  cpx<T> acc{T(0), T(0)};  // the last row (W is odd)
-WHAM_M2L_UNROLL
-  for (int c = 0; c < W; ++c) acc = fma(d[(W - 1) * W + c], x[c], acc);
-  col[(L * L + W - 1) * stride] = scale(acc, scale_out);
+  });
 }
 
 /// Degree L of the way out, for one pair: z = (-1)^m r^-L sum_k (L+k)! y[k, m] from the
-/// rotated (and scaled) multipole at col[c * stride], then Psi^* d_L^T z; `out(c, v)`
-/// receives coefficient c = L*L + L + m. `ir` = 1/r powers, `fact` = factorials.
+/// rotated (and scaled) multipole at col[c * stride], then Psi^* d_L^T z. Coefficients
+/// leave two neighbours at a time where they can, `out(c, v0, v1, true)` for c and c + 1,
+/// else one, `out(c, v0, _, false)`. `ir` = 1/r powers, `fact` = factorials.
 template <int L, class T, class Out>
 __host__ __device__ __forceinline__ void class_backward_degree(const cpx<T>* col, int stride,
-                                                               int p, const T* dm,
+                                                               int p, const T* fold,
                                                                const cpx<T>* psi, const T* ir,
                                                                const T* fact, Out&& out) {
   constexpr int W = 2 * L + 1;
@@ -134,27 +211,19 @@ WHAM_M2L_UNROLL
     for (int k = am; k <= p - L; ++k) acc = fma(fact[L + k], col[(k * k + k + m) * stride], acc);
     z[L + m] = scale(acc, (am & 1) ? -s : s);
   }
-  const T* d = dm + dmat_offset(L);
-  // Psi^* on the way out; rows leave two at a time (out(c, v0, v1, true)) so that the
-  // caller can write both coefficients of a pair at once, the last row alone.
-  auto turn = [&](int r, cpx<T> acc) {
-    const int m = r - L;
-    return m >= 0 ? mul_conj(acc, psi[m]) : acc * psi[-m];
-  };
-WHAM_M2L_NO_UNROLL
-  for (int r = 0; r + 1 < W; r += 2) {
-    cpx<T> a0{T(0), T(0)}, a1{T(0), T(0)};
-WHAM_M2L_UNROLL
-    for (int c = 0; c < W; ++c) {
-      a0 = fma(d[c * W + r], z[c], a0);
-      a1 = fma(d[c * W + r + 1], z[c], a1);
+  const auto* t = reinterpret_cast<const fold_pair<T>*>(fold + fold_offset(L));
+  // Psi^* on the way out: coefficient m gets e^{-i m (a - pi/2)}.
+  constexpr int c0 = L * L + L;
+  folded_product<L, true>(z, t, [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1,
+                                    cpx<T> ym1) {
+    if (two) {
+      out(c0 + i, mul_conj(yp, psi[i]), mul_conj(yp1, psi[i + 1]), true);
+      out(c0 - i - 1, ym1 * psi[i + 1], ym * psi[i], true);
+    } else {
+      out(c0 + i, mul_conj(yp, psi[i]), yp, false);
+      if (i != 0) out(c0 - i, ym * psi[i], ym, false);
     }
-    out(L * L + r, turn(r, a0), turn(r + 1, a1), true);
-  }
-  cpx<T> acc{T(0), T(0)};
-WHAM_M2L_UNROLL
-  for (int c = 0; c < W; ++c) acc = fma(d[c * W + W - 1], z[c], acc);
-  out(L * L + W - 1, turn(W - 1, acc), acc, false);
+  });
 }
 
 }  // namespace wham::detail::m2l
