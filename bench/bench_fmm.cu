@@ -278,8 +278,9 @@ void BM_cublas_class_gemm(benchmark::State& state) {
 }
 
 /// Warps per block of the split schedule in the accumulate form (centres, atomic,
-/// 16^3 level), for split_schedule_config: args none, P and G compile time.
-template <class T, int P, int G>
+/// 16^3 level), for split_schedule_config: args none, P, G and the blocks an SM that
+/// registers must allow (0: no cap) compile time.
+template <class T, int P, int G, int MinBlocks = 0>
 void BM_fmm_split_variant(benchmark::State& state) {
   const level_list& L = get_level(4);
   constexpr int C = (P + 1) * (P + 1);
@@ -302,11 +303,12 @@ void BM_fmm_split_variant(benchmark::State& state) {
                                           n};
   const double t = wham_bench::run_manual(state, nullptr, [&] {
     wham::detail::fmm::launch_tile_variant<P, T, 32, 32 * G,
-                                           wham::detail::fmm::translator::split>(l, false,
-                                                                                 nullptr);
+                                           wham::detail::fmm::translator::split, MinBlocks>(
+        l, false, nullptr);
   });
   state.counters["p"] = P;
   state.counters["warps"] = G;
+  state.counters["min_blocks"] = MinBlocks;
   state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
 }
 
@@ -357,6 +359,9 @@ void gemm_args(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -187,6 +187,8 @@ void BM_m2l_split_variant(benchmark::State& state) {
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 1, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 7, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 9, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 10, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 1, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);

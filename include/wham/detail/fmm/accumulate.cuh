@@ -251,9 +251,9 @@ inline std::size_t tile_smem_bytes(geometry mode, int num_classes) {
 }
 
 /// Tiles of NP consecutive pairs, NTH threads (NP = NTH for the thread translators,
-/// 32 for split with NTH = 32 G).
-template <int P, class T, int NP, int NTH, translator X>
-__global__ void __launch_bounds__(NTH)
+/// 32 for split with NTH = 32 G); MinBlocks > 0 caps registers for that many blocks an SM.
+template <int P, class T, int NP, int NTH, translator X, int MinBlocks = 0>
+__global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
     accumulate_tile_kernel(const pair_list<T> l, std::int64_t num_units, bool deterministic) {
   constexpr int C = (P + 1) * (P + 1);
   constexpr int S = tile_stride<P, T, X>;
@@ -390,10 +390,10 @@ __global__ void __launch_bounds__(NTH)
   }
 }
 
-template <int P, class T, int NP, int NTH, translator X>
+template <int P, class T, int NP, int NTH, translator X, int MinBlocks = 0>
 void launch_tile_variant(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
   constexpr int NT = NTH;
-  auto kernel = accumulate_tile_kernel<P, T, NP, NTH, X>;
+  auto kernel = accumulate_tile_kernel<P, T, NP, NTH, X, MinBlocks>;
   const std::size_t smem = tile_smem_bytes<P, T, NP, X>(l.mode, l.num_classes);
   if (smem > current_device_limits().smem_per_block_optin) {
     throw_invalid_argument("m2l_accumulate_classes", "num_classes", l.num_classes,
@@ -430,10 +430,19 @@ void launch_thread_order(const pair_list<T>& l, bool deterministic, cudaStream_t
 /// p = 9: 268 vs 287 us at 1e5 pairs). p = 11 and float: not measured, the same rule.
 constexpr int accumulate_split_warps(int p) { return p <= 10 ? 2 : 4; }
 
+/// Blocks an SM the split translator's registers must allow in the accumulate forms (0:
+/// no cap). At p <= 8 a 64-thread block takes 255 registers and 42 KB of shared memory
+/// (4 blocks, 8 warps an SM; Nsight Compute: latency-bound, IPC 1.09); capped for 5
+/// blocks (168 registers, 0.5-0.9 KB spilled to L1) it runs faster. H200, BM_fmm_split_variant,
+/// 16^3 level, centres, atomic, double, two runs (2026-12-01): p = 7: 1401-1406 vs
+/// 1600-1609 Mpairs/s; p = 8: 860-861 vs 946-948. p = 9, 10: not measured, no cap.
+constexpr int accumulate_split_min_blocks(int p) { return p <= 8 ? 5 : 0; }
+
 template <int P, class T>
 void launch_split_order(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
   constexpr int W = accumulate_split_warps(P);
-  launch_tile_variant<P, T, 32, 32 * W, translator::split>(l, deterministic, stream);
+  launch_tile_variant<P, T, 32, 32 * W, translator::split, accumulate_split_min_blocks(P)>(
+      l, deterministic, stream);
 }
 
 // ---- warp schedule (runtime order) ---------------------------------------------------
