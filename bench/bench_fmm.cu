@@ -76,6 +76,39 @@ std::vector<T> narrow(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
+/// What every form of this file runs on at one level and order: random cell
+/// multipoles, zeroed cell locals, the cell centres and the class deltas in T.
+template <class T>
+struct level_buffers {
+  using cT = cuda::std::complex<T>;
+  wham_test::device_buffer<cT> M, Lc;
+  wham_test::device_buffer<T> centers, classes;
+  level_buffers(const level_list& L, int level, int p)
+      : M((std::size_t(1) << (3 * level)) * std::size_t((p + 1) * (p + 1))),
+        Lc(M.size()),
+        centers(narrow<T>(L.centers)),
+        classes(narrow<T>(L.class_deltas)) {
+    wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
+    WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
+  }
+  /// The schedules' own argument (detail level): L's pairs in the list order, or
+  /// grouped by class; geometry from the centres or the class deltas.
+  wham::detail::fmm::pair_list<T> list(const level_list& L, wham::detail::fmm::geometry mode,
+                                       bool grouped) const {
+    using wham::detail::fmm::cpx;
+    const bool by_class = mode == wham::detail::fmm::geometry::classes;
+    return {reinterpret_cast<const cpx<T>*>(M.data()),
+            reinterpret_cast<cpx<T>*>(Lc.data()),
+            (grouped ? L.src_g : L.src)->data(),
+            (grouped ? L.tgt_g : L.tgt)->data(),
+            by_class ? (grouped ? L.cls_g : L.cls)->data() : nullptr,
+            by_class ? classes.data() : centers.data(),
+            by_class ? wham::reference::uniform_num_classes : 0,
+            mode,
+            std::int64_t(L.host.size())};
+  }
+};
+
 template <class T>
 __global__ void gather_kernel(const cuda::std::complex<T>* cells, const std::int32_t* idx,
                               cuda::std::complex<T>* out, std::int64_t n, int C) {
@@ -113,26 +146,20 @@ void BM_fmm(benchmark::State& state) {
     return;
   }
   const level_list& L = get_level(level);
-  const int C = (p + 1) * (p + 1);
-  const std::int64_t cells = std::int64_t(1) << (3 * level);
   const std::int64_t n = std::int64_t(L.host.size());
-  using cT = cuda::std::complex<T>;
-  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
-  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
-  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
-  wham_test::device_buffer<T> centers(narrow<T>(L.centers)), classes(narrow<T>(L.class_deltas));
+  const level_buffers<T> b(L, level, p);
   cudaStream_t stream = nullptr;
   const double t = wham_bench::run_manual(state, stream, [&] {
     switch (V) {
       case variant::atomic:
       case variant::deterministic:
-        wham::m2l_accumulate_centers(p, M.data(), Lc.data(), centers.data(), L.src->data(),
+        wham::m2l_accumulate_centers(p, b.M.data(), b.Lc.data(), b.centers.data(), L.src->data(),
                                      L.tgt->data(), n, stream,
                                      V == variant::atomic ? method::atomic : method::deterministic);
         break;
       case variant::class_atomic:
       case variant::class_deterministic:
-        wham::m2l_accumulate_classes(p, M.data(), Lc.data(), classes.data(),
+        wham::m2l_accumulate_classes(p, b.M.data(), b.Lc.data(), b.classes.data(),
                                      wham::reference::uniform_num_classes, L.cls->data(),
                                      L.src->data(), L.tgt->data(), n, stream,
                                      V == variant::class_atomic ? method::atomic
@@ -143,14 +170,10 @@ void BM_fmm(benchmark::State& state) {
         // route an order elsewhere), on the list grouped by class
         if (p >= wham::detail::fmm::class_group_min_order &&
             p <= wham::detail::fmm::class_group_max_order<T>()) {
-          using wham::detail::fmm::cpx;
-          const wham::detail::fmm::pair_list<T> l{
-              reinterpret_cast<const cpx<T>*>(M.data()), reinterpret_cast<cpx<T>*>(Lc.data()),
-              L.src_g->data(), L.tgt_g->data(), L.cls_g->data(), classes.data(),
-              wham::reference::uniform_num_classes, wham::detail::fmm::geometry::classes, n};
-          wham::detail::fmm::launch_class_groups<T>(l, p, stream);
+          wham::detail::fmm::launch_class_groups<T>(
+              b.list(L, wham::detail::fmm::geometry::classes, true), p, stream);
         } else {
-          wham::m2l_accumulate_class_groups(p, M.data(), Lc.data(), classes.data(),
+          wham::m2l_accumulate_class_groups(p, b.M.data(), b.Lc.data(), b.classes.data(),
                                             wham::reference::uniform_num_classes,
                                             L.cls_g->data(), L.src_g->data(), L.tgt_g->data(),
                                             n, stream);
@@ -158,7 +181,7 @@ void BM_fmm(benchmark::State& state) {
         break;
     }
   });
-  const double ts = pair_stream_seconds<T>(L, M, p, stream);
+  const double ts = pair_stream_seconds<T>(L, b.M, p, stream);
   state.counters["p"] = p;
   state.counters["pairs"] = double(n);
   state.counters["median_us"] = t * 1e6;
@@ -283,24 +306,9 @@ void BM_cublas_class_gemm(benchmark::State& state) {
 template <class T, int P, int G, int MinBlocks = 0>
 void BM_fmm_split_variant(benchmark::State& state) {
   const level_list& L = get_level(4);
-  constexpr int C = (P + 1) * (P + 1);
-  const std::int64_t cells = std::int64_t(1) << 12;
   const std::int64_t n = std::int64_t(L.host.size());
-  using cT = cuda::std::complex<T>;
-  using wham::detail::fmm::cpx;
-  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
-  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
-  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
-  wham_test::device_buffer<T> centers(narrow<T>(L.centers));
-  const wham::detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(M.data()),
-                                          reinterpret_cast<cpx<T>*>(Lc.data()),
-                                          L.src->data(),
-                                          L.tgt->data(),
-                                          nullptr,
-                                          centers.data(),
-                                          0,
-                                          wham::detail::fmm::geometry::centers,
-                                          n};
+  const level_buffers<T> b(L, 4, P);
+  const auto l = b.list(L, wham::detail::fmm::geometry::centers, false);
   const double t = wham_bench::run_manual(state, nullptr, [&] {
     wham::detail::fmm::launch_tile_variant<P, T, 32, 32 * G,
                                            wham::detail::fmm::translator::split, MinBlocks>(
@@ -317,28 +325,12 @@ void BM_fmm_split_variant(benchmark::State& state) {
 template <class T, int P, int W>
 void BM_class_groups_warps(benchmark::State& state) {
   const level_list& L = get_level(4);
-  constexpr int C = (P + 1) * (P + 1);
-  const std::int64_t cells = std::int64_t(1) << 12;
-  const std::int64_t n = std::int64_t(L.host.size());
-  using cT = cuda::std::complex<T>;
-  using wham::detail::fmm::cpx;
-  wham_test::device_buffer<cT> M(std::size_t(cells) * C), Lc(std::size_t(cells) * C);
-  wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
-  WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
-  wham_test::device_buffer<T> classes(narrow<T>(L.class_deltas));
-  const wham::detail::fmm::pair_list<T> l{reinterpret_cast<const cpx<T>*>(M.data()),
-                                          reinterpret_cast<cpx<T>*>(Lc.data()),
-                                          L.src_g->data(),
-                                          L.tgt_g->data(),
-                                          L.cls_g->data(),
-                                          classes.data(),
-                                          wham::reference::uniform_num_classes,
-                                          wham::detail::fmm::geometry::classes,
-                                          n};
+  const level_buffers<T> b(L, 4, P);
+  const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
   const double t = wham_bench::run_manual(state, nullptr, [&] {
     wham::detail::fmm::launch_class_group_order<P, T, W>(l, nullptr);
   });
-  const double ts = pair_stream_seconds<T>(L, M, P, nullptr);
+  const double ts = pair_stream_seconds<T>(L, b.M, P, nullptr);
   state.counters["p"] = P;
   state.counters["warps"] = W;
   state.counters["median_us"] = t * 1e6;

@@ -436,11 +436,17 @@ constexpr int accumulate_split_warps(int p) { return p <= 10 ? 2 : 4; }
 /// blocks (168 registers, 0.5-0.9 KB spilled to L1) it runs faster. H200, BM_fmm_split_variant,
 /// 16^3 level, centres, atomic, double, two runs (2026-12-01): p = 7: 1401-1406 vs
 /// 1600-1609 Mpairs/s; p = 8: 860-861 vs 946-948. p = 9, 10: not measured, no cap.
+/// The class form keeps the uncapped kernel: its class table (316 classes, 15 KB) holds
+/// it to 4 blocks an SM by shared memory, so the cap only spilled there (bench_fmm,
+/// class_atomic, double, p = 8: 695 us capped, two runs, against 540 uncapped).
 constexpr int accumulate_split_min_blocks(int p) { return p <= 8 ? 5 : 0; }
 
 template <int P, class T>
 void launch_split_order(const pair_list<T>& l, bool deterministic, cudaStream_t stream) {
   constexpr int W = accumulate_split_warps(P);
+  if (l.mode == geometry::classes) {
+    return launch_tile_variant<P, T, 32, 32 * W, translator::split>(l, deterministic, stream);
+  }
   launch_tile_variant<P, T, 32, 32 * W, translator::split, accumulate_split_min_blocks(P)>(
       l, deterministic, stream);
 }

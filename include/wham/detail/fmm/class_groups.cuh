@@ -49,8 +49,12 @@ constexpr int degree_cost(int p, int L) {
 /// p = 10: W = 4, 5, 6: 1494, 1419, 1394; p = 12: W = 5, 6: 2418, 3222; p = 13:
 /// W = 5, 6, 7: 3821, 3764, 3874; p = 16: W = 6, 7, 8: 5822, 5810, 6076. float p = 12:
 /// W = 4, 5, 6: 1894, 1862, 2180; p = 16: W = 6, 7, 8: 4472, 6080, 7100.
+/// The one measured exception to the model: double p = 10 (total / largest = 4.6) takes
+/// 6 warps: W = 5, 6: 1419, 1394 (2026-12-01), then 1414, 1389 and 1415, 1387 (two runs,
+/// 2026-12-01, session 7: 1.31-1.35 vs 1.35-1.38 of pair streaming in the same run).
 template <class T>
 constexpr int class_group_warps(int p) {
+  if (std::is_same_v<T, double> && p == 10) return 6;
   int total = 0, top = 1;
   for (int L = 0; L <= p; ++L) {
     total += degree_cost(p, L);
@@ -209,8 +213,7 @@ __global__ void __launch_bounds__(WARPS * 32)
       // The way out: every lane of an owning warp runs (lanes outside the run on stale
       // columns, never written), so that each pair of rows leaves through the warp's
       // stage as 32 targets x 2 coefficients, lanes on consecutive reals of one target:
-      // a quarter of the atomic requests of one lane a pair (scattered atomics bound
-      // this form: about 60 G of them a second on the H200).
+      // a quarter of the atomic requests of one lane a pair.
       m2l::static_for<0, P + 1>([&](auto Lc) {
         constexpr int L = decltype(Lc)::value;
         if ((owned >> L) & 1u) {
@@ -263,9 +266,15 @@ constexpr int class_group_max_order() {
 }
 
 /// Whether m2l_accumulate_class_groups runs this schedule at order p (else the class
-/// form's own schedules, which win at low order where this one is bound by its
-/// scattered atomics in L2: Nsight Compute, double, L2 throughput 76% of peak at p = 8,
-/// 66% at p = 10, 40% at p = 16 where it is latency-bound, 7 warps an SM, IPC 0.72).
+/// form's own schedules, which win at low order). Its time follows its products (sum of
+/// degree_cost) from p = 8 to 16, and it is not bound by its atomics, although Nsight
+/// Compute puts L2 at 76% of peak at p = 8 (66% at p = 10, 40% at p = 16): a probe of
+/// this kernel at p = 8 (H200, 2026-12-01) took 809 us with the atomics, 805 with plain
+/// stores in their place, 753 with no stores (p = 10, six warps: 1385, 1298, 1310;
+/// p = 12: 2506, 2301, 2341). It is latency-bound: at p = 8, 16 warps an SM, 13.4
+/// cycles a warp between instructions (short scoreboard 3.4, instruction-cache misses
+/// 2.7, fixed-latency waits 2.1, barriers 1.7, long scoreboard 1.3), 227 M instructions,
+/// 31% of them FP64, about ten times the DFMAs' own issue.
 /// H200, bench_fmm, 16^3 uniform level (584,136 pairs), median us, grouped (folded d)
 /// vs class_atomic (2026-12-01): double p = 8: 815 vs 540; 9: 1086 vs 1263; 10: 1424
 /// vs 2236; 12: 2422 vs 3168; 16: 5655 vs 11729. float p = 9: 788 vs 650; 10: 985 vs
