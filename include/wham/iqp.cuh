@@ -131,19 +131,25 @@ inline int fused_max_qubits() {
   return on_chip > wht::fused_max_log_n<V>() ? on_chip : block_max_qubits<V>();
 }
 
-/// Small batches at n = M - 1 and M run as clusters of two half-rows, so that a
-/// batch that would leave most multiprocessors idle (rows <= SMs / 2) spreads
-/// over twice as many. H200, complex128, us, one block vs cluster of 2 (vs of 4):
-/// n = 12 batch 64: 12.6 vs 12.2 (13.0); n = 13 batch 1: 19.1 vs 13.4 (12.3),
-/// batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs 15.5 (16.9).
+/// Rows of n = M (the compiled one-block maximum) run as clusters of two half-rows at
+/// every batch, and rows of n = M - 1 at small batch (rows <= SMs / 2), where one block
+/// a row would leave most multiprocessors idle. H200, complex128, us, one block vs
+/// cluster of 2 (vs of 4): n = 12 batch 64: 12.6 vs 12.2 (13.0); n = 13 batch 1: 19.1
+/// vs 13.4 (12.3), batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs
+/// 15.5 (16.9) (2026-11-30). 512 MiB of output (2026-12-01, fraction of the write floor
+/// in brackets): complex128 n = 13: 362 (0.36) vs 321 (0.41) (330, 0.40), n = 12: 278
+/// (0.47) vs 285 (0.46); complex64 n = 14: 369 vs 366 (439), n = 13: 311 vs 403: a row of
+/// 2^M fills a block's shared memory, one block an SM, and the SM idles while that
+/// block loads and stores; two half-rows let two blocks overlap.
 /// Fewer amplitudes a thread (more threads a row) did not pay at small batch
 /// either (2026-11-30, batch 64, complex128, us, E = 16 vs 8 vs 4: n = 10 10.9,
 /// 10.4, 11.5; n = 12 13.3, 14.3, 16.7; clusters of 2 at n = 13: 15.6, 17.2, 20.0):
 /// the extra shared-memory round trips cost more than the shorter threads save.
 template <class V>
-inline bool cluster_small_batch(int n, std::int64_t batch) {
-  return fused_max_qubits<V>() > block_max_qubits<V>() &&
-         (n == fused_compiled_max<V> || n == fused_compiled_max<V> - 1) &&
+inline bool cluster_rows(int n, std::int64_t batch) {
+  if (fused_max_qubits<V>() <= block_max_qubits<V>()) return false;  // no clusters here
+  if (n == fused_compiled_max<V>) return true;
+  return n == fused_compiled_max<V> - 1 &&
          batch * 2 <= std::int64_t(current_device_limits().sm_count);
 }
 
@@ -153,7 +159,7 @@ inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
   if (n > block_max_qubits<V>()) {
     return wht::launch_cluster_beyond_block<V>(n, batch, input, output, scale, stream);
   }
-  if (cluster_small_batch<V>(n, batch)) {
+  if (cluster_rows<V>(n, batch)) {
     constexpr int M = fused_compiled_max<V>;
     if (n == M) return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
     return wht::launch_cluster_n<V, M - 2, 2>(input, output, batch, scale, stream);

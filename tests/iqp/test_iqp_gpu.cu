@@ -97,11 +97,12 @@ TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]
   const int max_n = (path == wham::iqp_path::baseline || product) ? 20 : 16;
   if (n > max_n) return;
   // Keep the host reference affordable: the large batches at the small n only,
-  // but at n = 13 and 14 one large batch on the paths where batch size picks the
-  // schedule (small batches of the largest one-block rows run as clusters).
-  const bool one_block_rows = batch == 257 && n <= 14 &&
-                              (path == wham::iqp_path::fused || path == wham::iqp_path::automatic);
-  if (n > 12 && batch > 3 && !one_block_rows) return;
+  // but at n = 13 and 14 one large batch on the paths where batch size and type pick
+  // the schedule (rows of 2^(M-1), M the one-block maximum, run one block a row at
+  // large batch and as clusters at small; rows of 2^M as clusters at every batch).
+  const bool large_rows = batch == 257 && n <= 14 &&
+                          (path == wham::iqp_path::fused || path == wham::iqp_path::automatic);
+  if (n > 12 && batch > 3 && !large_rows) return;
   if (n > 16 && batch > 1) return;
   // Reduced (sanitizer) runs: short rows, one sample of every cluster schedule, and
   // product rows of several tiles with their run factors (n > 8).
