@@ -337,9 +337,9 @@ void BM_class_groups_warps(benchmark::State& state) {
   state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
 }
 
-void level4_all_p(benchmark::internal::Benchmark* b) {
-  for (int p = 2; p <= 16; ++p) b->Args({p, 4});
-  for (int p : {2, 4, 8, 12, 16}) b->Args({p, 5});
+void levels_all_p(benchmark::internal::Benchmark* b) {
+  for (int level : {4, 5})
+    for (int p = 2; p <= 16; ++p) b->Args({p, level});
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 void gemm_args(benchmark::internal::Benchmark* b) {
@@ -381,17 +381,17 @@ BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 6)->UseManualTime()->Unit(b
 BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)->Name("class_groups<double>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)->Name("class_groups<double>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)->Name("cublas_class_gemm<double>")->Apply(gemm_args);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(level4_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)->Name("class_groups<float>")->Apply(level4_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)->Name("class_groups<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, float)->Name("cublas_class_gemm<float>")->Apply(gemm_args);
 
 BENCHMARK_MAIN();
