@@ -438,7 +438,8 @@ constexpr int accumulate_split_warps(int p) { return p <= 10 ? 2 : 4; }
 /// 1600-1609 Mpairs/s; p = 8: 860-861 vs 946-948. p = 9, 10: not measured, no cap.
 /// The class form keeps the uncapped kernel: its class table (316 classes, 15 KB) holds
 /// it to 4 blocks an SM by shared memory, so the cap only spilled there (bench_fmm,
-/// class_atomic, double, p = 8: 695 us capped, two runs, against 540 uncapped).
+/// class_atomic, double, p = 8: 695 us capped in two runs, 567 uncapped in a third
+/// (2026-12-01)).
 constexpr int accumulate_split_min_blocks(int p) { return p <= 8 ? 5 : 0; }
 
 template <int P, class T>
