@@ -30,7 +30,7 @@
 ///                           shared memory (detail/m2l/class_operator.cuh) and applied
 ///                           to 32 pairs at a time; atomic accumulation. Any order is
 ///                           correct; every change of class rebuilds the tables, so an
-///                           ungrouped list is slow. Runs from p = 9 (double) / 11
+///                           ungrouped list is slow. Runs from p = 9 (double) / 10
 ///                           (float) to 16, where it is measured faster; other orders
 ///                           run m2l_accumulate_classes' schedules (atomic).
 ///

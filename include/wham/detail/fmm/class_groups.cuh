@@ -139,10 +139,19 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
     ir[t] = T(r);
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < m2l::fold_offset(P + 1); e += blockDim.x) {
+  // One (A, B) pair a thread (class_fold_pair: l + 1 real products for both). Made by
+  // the definition (class_dmat_entry: a complex sum of 2l + 1 terms for each real), the
+  // tables of a change of class cost about four 32-pair chunks' time at p = 12. H200,
+  // 16^3 level, class-major list, one stretch a block, us, before -> after (2026-12-01):
+  // p = 9 1090 -> 1030, 10 1413 -> 1345, 12 2418 -> 2077, 16 5598 -> 5382.
+  for (int e = threadIdx.x; e < m2l::fold_offset(P + 1) / 2; e += blockDim.x) {
     int L = 0;
-    while (m2l::fold_offset(L + 1) <= e) ++L;
-    dm[e] = T(m2l::class_fold_entry(folded, L, e - m2l::fold_offset(L), pb));
+    while (m2l::fold_offset(L + 1) / 2 <= e) ++L;
+    const int local = e - m2l::fold_offset(L) / 2;
+    const m2l::fold_entries ab =
+        m2l::class_fold_pair(folded, L, local / (L + 1), local % (L + 1), pb);
+    dm[2 * e] = T(ab.a);
+    dm[2 * e + 1] = T(ab.b);
   }
   __syncthreads();
 }
@@ -279,9 +288,12 @@ constexpr int class_group_max_order() {
 /// vs class_atomic (2026-12-01): double p = 8: 815 vs 540; 9: 1086 vs 1263; 10: 1424
 /// vs 2236; 12: 2422 vs 3168; 16: 5655 vs 11729. float p = 9: 788 vs 650; 10: 985 vs
 /// 911; 11: 1346 vs 1659; 12: 1818 vs 1964; 16: 4472 (six warps) vs 9134.
+/// With the tables made by class_fold_pair (eighth session, same day): double p = 8:
+/// 788 vs 545, p = 9: 1034 vs 1270; float p = 9: 704 vs 641, p = 10: 873-930 vs 907
+/// (16^3) and 7503 vs 8379 (32^3 level): float from p = 10.
 template <class T>
 constexpr int class_group_from_order() {
-  return std::is_same_v<T, double> ? 9 : 11;
+  return std::is_same_v<T, double> ? 9 : 10;
 }
 template <class T>
 constexpr bool class_groups_serve(int p) {

@@ -91,15 +91,49 @@ __host__ __device__ __forceinline__ double class_dmat_entry(const double* folded
 /// fold_offset(l) reals; B[i][0] = 0 (the pairs stay 2 T aligned: one wide load each).
 __host__ __device__ constexpr int fold_offset(int l) { return l * (l + 1) * (2 * l + 1) / 3; }
 
+/// The pair (A[i][j], B[i][j]), i, j = 0..l, of degree l's folded table (see
+/// fold_offset); `pb` = e^{i k b}, k = 0..l. class_dmat_entry's sum over k = -l..l, by
+/// the parities of B_l (swap_entry): with g_k = B_l[k][i] B_l[|j|][k] (k >= 0), the
+/// terms of k and -k pair into 2 cos(kb) where i + j is even (the sum is real) and
+/// 2i sin(kb) where it is odd (imaginary, the k = 0 term drops out of d), and d[i][j],
+/// d[i][-j] share the products: with E, O the sums of g_k t_k over even, odd k
+/// (t_0 = 1 or 0, t_k = 2 cos kb or 2 sin kb),
+///   d[i][j] = s(j - i) (E + O),  d[i][-j] = s(-j - i) (-1)^l (E - O),
+/// s(n) = +1 for n = 0, 3 mod 4, -1 for n = 1, 2. l + 1 real products for both entries,
+/// against 2 (2l + 1) complex ones by the definition: the grouped class schedule makes
+/// these tables at every change of class (detail/fmm/class_groups.cuh).
+struct fold_entries {
+  double a, b;
+};
+__host__ __device__ __forceinline__ fold_entries class_fold_pair(const double* folded, int l,
+                                                                 int i, int j,
+                                                                 const cpx<double>* pb) {
+  const double* t = folded + swap_offset(l);
+  const bool even = ((i + j) & 1) == 0;
+  double e = even ? t[i] * t[j * (l + 1)] : 0.0;  // k = 0: B[0][i] B[j][0], real sums only
+  double o = 0.0;
+  for (int k = 1; k <= l; ++k) {
+    const double g = t[k * (l + 1) + i] * t[j * (l + 1) + k];
+    const double w = 2.0 * (even ? pb[k].re : pb[k].im);
+    if (k & 1) {
+      o = ::fma(g, w, o);
+    } else {
+      e = ::fma(g, w, e);
+    }
+  }
+  auto s = [](int n) { return ((n & 3) == 1 || (n & 3) == 2) ? -1.0 : 1.0; };
+  const double a = s(j - i) * (e + o);
+  if (j == 0) return {a, 0.0};
+  const double b = s(-j - i) * ((l & 1) ? o - e : e - o);  // d[i][-j]
+  const double sb = (j & 1) ? -b : b;
+  return {0.5 * (a + sb), 0.5 * (a - sb)};
+}
+
 /// Real k of degree l's folded table (see fold_offset); `pb` = e^{i k b}, k = 0..l.
 __host__ __device__ __forceinline__ double class_fold_entry(const double* folded, int l, int k,
                                                             const cpx<double>* pb) {
-  const int i = k / (2 * (l + 1)), j = (k / 2) % (l + 1);
-  const double a = class_dmat_entry(folded, l, i, j, pb);
-  if (j == 0) return (k & 1) ? 0.0 : a;
-  const double b = class_dmat_entry(folded, l, i, -j, pb);
-  const double sb = (j & 1) ? -b : b;
-  return 0.5 * ((k & 1) ? a - sb : a + sb);
+  const fold_entries ab = class_fold_pair(folded, l, k / (2 * (l + 1)), (k / 2) % (l + 1), pb);
+  return (k & 1) ? ab.b : ab.a;
 }
 
 /// One (A, B) pair of the folded table.
