@@ -8,6 +8,8 @@
 //   accumulate_atomic / accumulate_deterministic   centres form (delta from cell centres)
 //   class_atomic / class_deterministic             class form (316 displacement classes)
 //   class_groups        class form on the same pairs grouped by class (the grouped schedule)
+//   class_groups_tiled  the same on the pairs grouped by tiles of targets, then by class
+//                       (wham::reference::group_by_tile_and_class, four z-planes a tile)
 //   cublas_class_gemm   the dense-operator baseline: one C x C operator per class, built
 //                       on the host from the direct form (not timed), applied to the
 //                       pairs of every class by one strided batched GEMM (classes padded
@@ -38,13 +40,32 @@ namespace {
 
 using method = wham::m2l_accumulate_method;
 
+/// A list's pair columns on the device.
+struct device_pairs {
+  wham_test::device_buffer<std::int32_t> src, tgt, cls;
+  explicit device_pairs(const wham::reference::interaction_list& h)
+      : src(h.src), tgt(h.tgt), cls(h.cls) {}
+};
+
 /// The interaction list of one uniform level, on the host and the device (cached).
 struct level_list {
+  int level = 0;
   wham::reference::interaction_list host;
   std::vector<double> centers, class_deltas, pair_deltas;
   std::unique_ptr<wham_test::device_buffer<std::int32_t>> src, tgt, cls;
-  /// the same pairs grouped by class (wham::reference::group_by_class)
-  std::unique_ptr<wham_test::device_buffer<std::int32_t>> src_g, tgt_g, cls_g;
+  /// the same pairs grouped by tiles of `planes` z-planes of targets, then by class
+  /// (wham::reference::group_by_tile_and_class; planes 0: by class alone,
+  /// group_by_class), made on first use
+  mutable std::map<int, std::unique_ptr<device_pairs>> tiled;
+  const device_pairs& by_tile(int planes) const {
+    auto& slot = tiled[planes];
+    if (!slot) {
+      const std::int64_t plane = std::int64_t(1) << (2 * level);
+      slot = std::make_unique<device_pairs>(
+          wham::reference::group_by_tile_and_class(host, planes * plane));
+    }
+    return *slot;
+  }
 };
 
 const level_list& get_level(int level) {
@@ -52,6 +73,7 @@ const level_list& get_level(int level) {
   auto& slot = cache[level];
   if (!slot) {
     slot = std::make_unique<level_list>();
+    slot->level = level;
     slot->host = wham::reference::uniform_interaction_lists(level);
     slot->centers = wham::reference::cell_centers(level);
     slot->class_deltas = wham::reference::uniform_class_deltas(1.0 / double(1 << level));
@@ -63,10 +85,6 @@ const level_list& get_level(int level) {
     slot->src = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.src);
     slot->tgt = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.tgt);
     slot->cls = std::make_unique<wham_test::device_buffer<std::int32_t>>(h.cls);
-    const auto g = wham::reference::group_by_class(h);
-    slot->src_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.src);
-    slot->tgt_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.tgt);
-    slot->cls_g = std::make_unique<wham_test::device_buffer<std::int32_t>>(g.cls);
   }
   return *slot;
 }
@@ -95,13 +113,23 @@ struct level_buffers {
   /// grouped by class; geometry from the centres or the class deltas.
   wham::detail::fmm::pair_list<T> list(const level_list& L, wham::detail::fmm::geometry mode,
                                        bool grouped) const {
+    if (grouped) {
+      const device_pairs& g = L.by_tile(0);
+      return list(L, mode, g.src.data(), g.tgt.data(), g.cls.data());
+    }
+    return list(L, mode, L.src->data(), L.tgt->data(), L.cls->data());
+  }
+  /// The same on explicit pair columns (another order of L's pairs).
+  wham::detail::fmm::pair_list<T> list(const level_list& L, wham::detail::fmm::geometry mode,
+                                       const std::int32_t* src, const std::int32_t* tgt,
+                                       const std::int32_t* cls) const {
     using wham::detail::fmm::cpx;
     const bool by_class = mode == wham::detail::fmm::geometry::classes;
     return {reinterpret_cast<const cpx<T>*>(M.data()),
             reinterpret_cast<cpx<T>*>(Lc.data()),
-            (grouped ? L.src_g : L.src)->data(),
-            (grouped ? L.tgt_g : L.tgt)->data(),
-            by_class ? (grouped ? L.cls_g : L.cls)->data() : nullptr,
+            src,
+            tgt,
+            by_class ? cls : nullptr,
             by_class ? classes.data() : centers.data(),
             by_class ? wham::reference::uniform_num_classes : 0,
             mode,
@@ -122,19 +150,33 @@ __global__ void gather_kernel(const cuda::std::complex<T>* cells, const std::int
 /// Pairs per second of wham::m2l (pair streaming) on the list's pairs.
 template <class T>
 double pair_stream_seconds(const level_list& L, const wham_test::device_buffer<cuda::std::complex<T>>& M,
-                           int p, cudaStream_t stream) {
+                           int p, cudaStream_t stream, bool once_per_run = false) {
   const int C = (p + 1) * (p + 1);
+  // once_per_run: measured once per type, level and order in this process (the
+  // variant sweeps repeat them); else measured anew, beside the form it is compared to.
+  static std::map<std::pair<int, int>, double> seen;
+  const auto key = std::make_pair(L.level, p);
+  if (once_per_run) {
+    if (const auto it = seen.find(key); it != seen.end()) return it->second;
+  }
   const std::int64_t n = std::int64_t(L.host.size());
   wham_test::device_buffer<cuda::std::complex<T>> Mp(std::size_t(n) * C), Lp(std::size_t(n) * C);
   wham_test::device_buffer<T> d(narrow<T>(L.pair_deltas));
   gather_kernel<<<wham_bench::floor_grid(), 256, 0, stream>>>(M.data(), L.src->data(), Mp.data(),
                                                               n, C);
   WHAM_TEST_CUDA(cudaGetLastError());
-  return wham_bench::median_time(
-      stream, [&] { wham::m2l(Mp.data(), d.data(), Lp.data(), p, n, stream); }, 5, 1);
+  return seen[key] = wham_bench::median_time(
+             stream, [&] { wham::m2l(Mp.data(), d.data(), Lp.data(), p, n, stream); }, 5, 1);
 }
 
-enum class variant { atomic, deterministic, class_atomic, class_deterministic, class_groups };
+enum class variant {
+  atomic,
+  deterministic,
+  class_atomic,
+  class_deterministic,
+  class_groups,       ///< the list grouped by class
+  class_groups_tiled  ///< the list grouped by tiles of four z-planes of targets, then by class
+};
 
 /// args: p, level
 template <class T, variant V>
@@ -148,6 +190,10 @@ void BM_fmm(benchmark::State& state) {
   const level_list& L = get_level(level);
   const std::int64_t n = std::int64_t(L.host.size());
   const level_buffers<T> b(L, level, p);
+  // planes 0: grouped by class alone (group_by_class)
+  const device_pairs* tiled = V == variant::class_groups         ? &L.by_tile(0)
+                              : V == variant::class_groups_tiled ? &L.by_tile(4)
+                                                                 : nullptr;
   cudaStream_t stream = nullptr;
   const double t = wham_bench::run_manual(state, stream, [&] {
     switch (V) {
@@ -166,19 +212,23 @@ void BM_fmm(benchmark::State& state) {
                                                                 : method::deterministic);
         break;
       case variant::class_groups:
+      case variant::class_groups_tiled: {
         // the grouped schedule itself wherever it serves (the public function may
-        // route an order elsewhere), on the list grouped by class
+        // route an order elsewhere), on the list grouped by class (or by tile and class)
+        const std::int32_t* src = tiled->src.data();
+        const std::int32_t* tgt = tiled->tgt.data();
+        const std::int32_t* cls = tiled->cls.data();
         if (p >= wham::detail::fmm::class_group_min_order &&
             p <= wham::detail::fmm::class_group_max_order<T>()) {
           wham::detail::fmm::launch_class_groups<T>(
-              b.list(L, wham::detail::fmm::geometry::classes, true), p, stream);
+              b.list(L, wham::detail::fmm::geometry::classes, src, tgt, cls), p, stream);
         } else {
           wham::m2l_accumulate_class_groups(p, b.M.data(), b.Lc.data(), b.classes.data(),
-                                            wham::reference::uniform_num_classes,
-                                            L.cls_g->data(), L.src_g->data(), L.tgt_g->data(),
+                                            wham::reference::uniform_num_classes, cls, src, tgt,
                                             n, stream);
         }
         break;
+      }
     }
   });
   const double ts = pair_stream_seconds<T>(L, b.M, p, stream);
@@ -337,6 +387,64 @@ void BM_class_groups_warps(benchmark::State& state) {
   state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
 }
 
+/// Spans of the grouped class schedule against the list's order, for
+/// class_group_span_max: args p, level, planes (0: grouped by class alone; else tiles of
+/// that many z-planes of targets, then class), span_max (0: one contiguous stretch a
+/// block, the schedule before spans); vs_pair_stream as BM_fmm (pair streaming measured once per
+/// level and order in the run).
+template <class T>
+void BM_class_groups_span(benchmark::State& state) {
+  const int p = int(state.range(0)), level = int(state.range(1));
+  const int planes = int(state.range(2));
+  const std::int64_t span_max = state.range(3);
+  const level_list& L = get_level(level);
+  const level_buffers<T> b(L, level, p);
+  const device_pairs& g = L.by_tile(planes);
+  const auto l = b.list(L, wham::detail::fmm::geometry::classes, g.src.data(), g.tgt.data(),
+                        g.cls.data());
+  bool done = false;
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    wham::detail::m2l::static_for_host<8, 17>([&](auto Pc) {
+      constexpr int P = decltype(Pc)::value;
+      if (P == p) {
+        wham::detail::fmm::launch_class_group_order<P, T>(l, nullptr, span_max);
+        done = true;
+      }
+    });
+  });
+  if (!done) {
+    state.SkipWithError("order outside 8..16");
+    return;
+  }
+  const double ts = pair_stream_seconds<T>(L, b.M, p, nullptr, true);
+  state.counters["p"] = p;
+  state.counters["planes"] = planes;
+  state.counters["span_max"] = double(span_max);
+  state.counters["median_us"] = t * 1e6;
+  state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
+}
+void span_args(benchmark::internal::Benchmark* b) {
+  for (int p : {8, 10, 12, 16}) {
+    for (const auto& ps : {std::pair<int, int>{0, 0}, {0, 32}, {0, 64}, {0, 128}, {2, 64},
+                           {4, 32}, {4, 64}, {4, 128}, {8, 64}}) {
+      b->Args({p, 5, ps.first, ps.second});
+    }
+  }
+  for (int p : {9, 10, 12, 16}) {
+    for (const auto& ps : {std::pair<int, int>{0, 0}, {0, 64}, {4, 64}}) {
+      b->Args({p, 4, ps.first, ps.second});
+    }
+  }
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+void span_args_float(benchmark::internal::Benchmark* b) {
+  for (int p : {12, 16})
+    for (const auto& ps : {std::pair<int, int>{0, 0}, {0, 64}, {4, 64}}) {
+      b->Args({p, 5, ps.first, ps.second});
+    }
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
 void levels_all_p(benchmark::internal::Benchmark* b) {
   for (int level : {4, 5})
     for (int p = 2; p <= 16; ++p) b->Args({p, level});
@@ -386,12 +494,16 @@ BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_det
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)->Name("class_groups<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups_tiled)->Name("class_groups_tiled<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_class_groups_span, double)->Apply(span_args);
+BENCHMARK_TEMPLATE(BM_class_groups_span, float)->Apply(span_args_float);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)->Name("cublas_class_gemm<double>")->Apply(gemm_args);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)->Name("class_groups<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups_tiled)->Name("class_groups_tiled<float>")->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, float)->Name("cublas_class_gemm<float>")->Apply(gemm_args);
 
 BENCHMARK_MAIN();

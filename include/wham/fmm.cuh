@@ -30,9 +30,15 @@
 ///                           shared memory (detail/m2l/class_operator.cuh) and applied
 ///                           to 32 pairs at a time; atomic accumulation. Any order is
 ///                           correct; every change of class rebuilds the tables, so an
-///                           ungrouped list is slow. Runs from p = 9 (double) / 10
-///                           (float) to 16, where it is measured faster; other orders
-///                           run m2l_accumulate_classes' schedules (atomic).
+///                           ungrouped list is slow. In double, a level whose
+///                           multipoles and locals outgrow the L2 cache (32^3 cells at
+///                           p >= 8) runs faster grouped by tiles of targets first
+///                           (wham::reference::group_by_tile_and_class, four to eight
+///                           z-planes a tile: README's table); float does not (there the
+///                           extra table rebuilds cost more than the cache saves). Runs
+///                           from p = 9 (double) / 10 (float) to 16, where it is
+///                           measured faster; other orders run m2l_accumulate_classes'
+///                           schedules (atomic).
 ///
 /// Accumulation (m2l_accumulate_method):
 ///   atomic         any pair order. Each block sums the pairs of its tile that share a
@@ -213,7 +219,8 @@ void m2l_accumulate_classes(int p, const cuda::std::complex<T>* multipoles,
 
 /// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
 /// class_deltas[cls[i]]), atomics (results agree to rounding run to run). Arguments as
-/// m2l_accumulate_classes; fastest when the pairs of each class are contiguous.
+/// m2l_accumulate_classes; fastest when the pairs of each class are contiguous (on
+/// large levels in double: within each tile of targets, group_by_tile_and_class).
 /// Orders the grouped schedule does not take (below class_group_from_order, above
 /// class_group_max_order) run m2l_accumulate_classes' atomic schedules.
 template <class T>

@@ -306,6 +306,57 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
   require_non_targets_unchanged(h, got, L0, C);
 }
 
+TEMPLATE_TEST_CASE("m2l class groups form: spans and target tiles agree with the class form",
+                   "[fmm][gpu]", float, double) {
+  using T = TestType;
+  using cT = cuda::std::complex<T>;
+  // A uniform level large enough that blocks take several spans (level 4: 584,136 pairs,
+  // 18,255 chunks; span_max 1: every chunk its own span), in three orders of the same
+  // pairs; the reference is the class form in list order on the GPU (its own test holds
+  // it to the host reference).
+  const int level = wham_test::reduced() ? 3 : 4;
+  const int p = GENERATE(9, 12);
+  const int planes = GENERATE(0, 1, 2);  // 0: grouped by class alone
+  // -1: the automatic choice (one stretch a block on this list); 0: one stretch a block;
+  // 1: every chunk its own span
+  const std::int64_t span_max = GENERATE(std::int64_t(-1), std::int64_t(0), std::int64_t(1),
+                                         wham::detail::fmm::class_group_span_max);
+  if (wham_test::reduced() && (p != 9 || planes == 2 || span_max <= 0)) return;
+  CAPTURE(level, p, planes, span_max, wham_test::seed());
+  auto gen = wham_test::rng(7900 + 10 * p + planes);
+  const test_list h = uniform_list(level);
+  const auto g = ref::group_by_tile_and_class(ref::uniform_interaction_lists(level),
+                                              std::int64_t(planes) << (2 * level));
+  REQUIRE(g.size() == std::size_t(h.size()));
+  const int C = (p + 1) * (p + 1);
+  const auto M = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
+  const auto L0 = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
+  device_list<T> d(h);
+  wham_test::device_buffer<std::int32_t> gsrc(g.src), gtgt(g.tgt), gcls(g.cls);
+  wham_test::device_buffer<cT> dM(M), dL(L0), dR(L0);
+  launch<T>(form::classes, p, dM.data(), dR.data(), h, d, method::atomic);
+  const wham::detail::fmm::pair_list<T> l{
+      reinterpret_cast<const wham::detail::fmm::cpx<T>*>(dM.data()),
+      reinterpret_cast<wham::detail::fmm::cpx<T>*>(dL.data()),
+      gsrc.data(),
+      gtgt.data(),
+      gcls.data(),
+      d.class_deltas.data(),
+      ref::uniform_num_classes,
+      wham::detail::fmm::geometry::classes,
+      h.size()};
+  wham::detail::m2l::static_for_host<9, 13>([&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    if (P == p) wham::detail::fmm::launch_class_group_order<P, T>(l, 0, span_max);
+  });
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = dL.download();
+  const auto expected = widen_all(dR.download());
+  const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
+  CAPTURE(err);
+  CHECK(err <= tolerance<T>(p));
+}
+
 TEMPLATE_TEST_CASE("m2l class groups form: a bad class id poisons only its target", "[fmm][gpu]",
                    float, double) {
   using T = TestType;

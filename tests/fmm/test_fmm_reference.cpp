@@ -171,3 +171,40 @@ TEST_CASE("group_by_class keeps the pairs, orders them by class, stable", "[fmm]
   }
   CHECK(a == b);
 }
+
+TEST_CASE("group_by_tile_and_class orders by target tile, then class, stable", "[fmm][reference]") {
+  const auto l = wham::reference::uniform_interaction_lists(3);
+  const std::int64_t tile = GENERATE(std::int64_t(1), std::int64_t(64), std::int64_t(100),
+                                     std::int64_t(512), std::int64_t(5000));
+  CAPTURE(tile);
+  const auto g = wham::reference::group_by_tile_and_class(l, tile);
+  const std::int64_t classes = wham::reference::uniform_num_classes;
+  const std::int64_t tiles = (511 / tile) + 1;  // targets 0..511 all present
+  REQUIRE(g.size() == l.size());
+  REQUIRE(g.offsets.size() == std::size_t(tiles * classes) + 1);
+  CHECK(g.offsets.front() == 0);
+  CHECK(g.offsets.back() == std::int64_t(l.size()));
+  for (std::size_t k = 0; k + 1 < g.offsets.size(); ++k) {
+    CAPTURE(k);
+    for (auto i = g.offsets[k]; i < g.offsets[k + 1]; ++i) {
+      const auto at = std::size_t(i);
+      REQUIRE(g.tgt[at] / tile == std::int64_t(k) / classes);
+      REQUIRE(g.cls[at] == std::int32_t(std::int64_t(k) % classes));
+      // stable: the uniform list is target-sorted, so targets ascend within a group
+      if (i > g.offsets[k]) REQUIRE(g.tgt[at] > g.tgt[at - 1]);
+    }
+  }
+  std::multiset<std::array<std::int32_t, 3>> a, b;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    a.insert({l.src[i], l.tgt[i], l.cls[i]});
+    b.insert({g.src[i], g.tgt[i], g.cls[i]});
+  }
+  CHECK(a == b);
+  // no tile is group_by_class
+  const auto whole = wham::reference::group_by_tile_and_class(l, 0);
+  const auto by_class = wham::reference::group_by_class(l);
+  CHECK(whole.src == by_class.src);
+  CHECK(whole.tgt == by_class.tgt);
+  CHECK(whole.cls == by_class.cls);
+  CHECK(whole.offsets == by_class.offsets);
+}

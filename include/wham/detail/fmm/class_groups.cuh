@@ -3,9 +3,11 @@
 /// the class's operator as real matrices made once in shared memory, applied to 32
 /// pairs at a time (detail/m2l/class_operator.cuh for the algebra).
 ///
-/// A block owns a contiguous range of 32-pair chunks (so a class's chunks mostly land
-/// in one block and its tables are made once). Per chunk: the pairs' records are
-/// gathered into shared memory as columns (coefficient-major, one column a pair);
+/// A block owns one contiguous stretch of 32-pair chunks, or on long lists in double
+/// spans of them, the blocks in turn (launch_class_group_order): a class's chunks mostly
+/// land in one block or a few spans, so its tables are made a few times. Per chunk: the
+/// pairs' records are gathered into shared memory as columns (coefficient-major, one
+/// column a pair);
 /// then per run of one class (a chunk straddling two classes has two runs): the class
 /// tables (d_l for every degree, folded by its parity, Psi's powers, 1/r powers) are
 /// made if the class changed; each warp takes whole degrees of the way in (lane = pair,
@@ -158,7 +160,7 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
 
 template <int P, class T, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32)
-    class_group_kernel(const pair_list<T> l, std::int64_t num_chunks, std::int64_t per_block) {
+    class_group_kernel(const pair_list<T> l, std::int64_t num_chunks, std::int64_t span) {
   constexpr int C = (P + 1) * (P + 1);
   extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
   const group_layout<T> lay(P, WARPS);
@@ -177,13 +179,15 @@ __global__ void __launch_bounds__(WARPS * 32)
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t n = l.num_pairs;
-  const std::int64_t c0 = std::int64_t(blockIdx.x) * per_block;
-  const std::int64_t c1 = c0 + per_block < num_chunks ? c0 + per_block : num_chunks;
   const unsigned owned = owned_degrees<P, WARPS>(warp);
   bool have = false;  // tables made for class `current`
   int current = 0;
 
-  for (std::int64_t chunk = c0; chunk < c1; ++chunk) {
+  // Spans of `span` chunks in turn (launch_class_group_order): block b takes spans b,
+  // b + grid, b + 2 grid, ...; at the end of a span, on to the block's next one.
+  const std::int64_t skip = 1 + (std::int64_t(gridDim.x) - 1) * span;
+  for (std::int64_t chunk = std::int64_t(blockIdx.x) * span; chunk < num_chunks;
+       chunk += (chunk + 1) % span == 0 ? skip : 1) {
     const std::int64_t first = chunk * group_pairs;
     const int count = int(n - first < group_pairs ? n - first : group_pairs);
     __syncthreads();  // the previous chunk's readers are done
@@ -250,8 +254,35 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 }
 
+/// Spans (launch_class_group_order): one wave of resident blocks takes spans of at most
+/// class_group_span_max chunks in turn (block b: spans b, b + grid, ...), so that the
+/// blocks in flight work on one window of the list, resident x span chunks, and sweep it
+/// in order together; with the list grouped by target tiles
+/// (wham::reference::group_by_tile_and_class) the window's sources and targets stay in
+/// the L2 cache. Spans are sized so that every block takes the same number (balance).
+/// Their cost is a table rebuild at each change of class, so the automatic choice takes
+/// them only in double and on long lists, at least class_group_span_min_visits spans a
+/// block; otherwise one contiguous stretch a block.
+/// H200, 2026-12-01, bench_fmm BM_class_groups_span (tables by class_fold_pair), median
+/// us, double, class-major list (group_by_class), one stretch a block / spans of 32 / 64:
+///   16^3 level (18,255 chunks; 1-2 spans a block at 64): p = 9 1028 / - / 1037,
+///   p = 12 2138 / - / 2087, p = 16 5480 / - / 5493 (and with spans of 32 in an earlier
+///   run: 1030 vs 1069, 2077 vs 2163, 5382 vs 5703: slower);
+///   32^3 level (168,716 chunks; 10-20 spans a block): p = 8 7474 / 7379 / 7292,
+///   p = 10 13841 / 13081 / 13276, p = 12 21977 / 20652 / 21002, p = 16 53908 / 51150 /
+///   51760; grouped by tiles of 4 z-planes, spans of 32 / 64 / 128: p = 8 6950 / 6867 /
+///   6830, p = 10 12220 / 11768 / 11646, p = 12 19437 / 18147 / 17971, p = 16 54061 /
+///   51049 / 49921 (8 planes, 64: 6798, 11403, 17511, 50207).
+///   float, 32^3, p = 12 and 16: one stretch 10781, 23515; spans of 64 11167, 26610;
+///   tiles of 4 planes 13370, 36465: slower, so float takes no spans.
+inline constexpr std::int64_t class_group_span_max = 64;
+inline constexpr std::int64_t class_group_span_min_visits = 4;
+
+/// span_max: < 0 automatic (above), 0 one contiguous stretch a block, > 0 spans of at
+/// most that many chunks (the benchmark's and the tests' explicit choices).
 template <int P, class T, int W = class_group_warps<T>(P)>
-void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream) {
+void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
+                              std::int64_t span_max = -1) {
   static_assert(W >= 1 && W <= 32, "one warp per degree at most");
   auto kernel = class_group_kernel<P, T, W>;
   const std::size_t smem = group_layout<T>(P, W).total;
@@ -259,11 +290,23 @@ void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream) {
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, W * 32, smem));
   const std::int64_t chunks = (l.num_pairs + group_pairs - 1) / group_pairs;
+  if (chunks == 0) return;
   const std::int64_t resident =
       std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
-  const std::int64_t per_block = std::max<std::int64_t>(1, (chunks + resident - 1) / resident);
-  const std::int64_t grid = (chunks + per_block - 1) / per_block;
-  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, chunks, per_block);
+  const bool automatic = span_max < 0;
+  if (automatic) span_max = class_group_span_max;
+  // Spans a block: enough that no span passes span_max; then the span that splits the
+  // chunks evenly over resident x visits.
+  std::int64_t visits =
+      span_max > 0 ? (chunks + resident * span_max - 1) / (resident * span_max) : 1;
+  if (automatic && (!std::is_same_v<T, double> || visits < class_group_span_min_visits)) {
+    visits = 1;
+  }
+  visits = std::max<std::int64_t>(visits, 1);
+  const std::int64_t span =
+      std::max<std::int64_t>(1, (chunks + resident * visits - 1) / (resident * visits));
+  const std::int64_t grid = std::min(resident, (chunks + span - 1) / span);
+  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, chunks, span);
   WHAM_CHECK_LAUNCH("fmm class_group_kernel");
 }
 
