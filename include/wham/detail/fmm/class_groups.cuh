@@ -200,14 +200,14 @@ __global__ void __launch_bounds__(WARPS * 32)
       s_cls[threadIdx.x] = l.cls[first + threadIdx.x];
     }
     __syncthreads();
-    // Gather: coefficient c of pair q to rec[c * stride + q]; a warp a pair, lanes on
-    // consecutive c of its contiguous record. (Threads over the flat index j = q C + c
-    // needed j / C: that loop was 14% of the instructions and 16% of the stall samples
-    // at p = 8, Nsight Compute, H200, 2026-12-01.)
-    for (int q = warp; q < count; q += WARPS) {
-      const cpx<T>* from = l.multipoles + std::int64_t(s_src[q]) * C;
-#pragma unroll
-      for (int c = lane; c < C; c += 32) m2l::copy_async(rec + c * group_stride + q, from + c);
+    // Gather: coefficient c of pair q to rec[c * stride + q]; a pair's record is
+    // contiguous in global memory, so consecutive threads take consecutive c. (Its
+    // division j / C is 14% of the instructions at p = 8 (Nsight Compute, H200,
+    // 2026-12-01), yet a warp a pair instead ran 7-9% slower at p = 9 and 12, 3% faster
+    // at p = 10, 13, 16, the same at p = 8, against this loop in one run.)
+    for (int j = threadIdx.x; j < count * C; j += blockDim.x) {
+      const int q = j / C, c = j - q * C;
+      m2l::copy_async(rec + c * group_stride + q, l.multipoles + std::int64_t(s_src[q]) * C + c);
     }
     m2l::stage_records_wait();
     for (int q0 = 0; q0 < count;) {
