@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     // Gather: coefficient c of pair q to rec[c * stride + q]; a pair's record is
     // contiguous in global memory, so consecutive threads take consecutive c. (Its
     // division j / C is 14% of the instructions at p = 8 (Nsight Compute, H200,
-    // 2026-12-01), yet a warp a pair instead ran 7-9% slower at p = 9 and 12, 3% faster
+    // 2026-12-01), yet a warp a pair instead ran 6-9% slower at p = 9 and 12, 2-3% faster
     // at p = 10, 13, 16, the same at p = 8, against this loop in one run.)
     for (int j = threadIdx.x; j < count * C; j += blockDim.x) {
       const int q = j / C, c = j - q * C;
