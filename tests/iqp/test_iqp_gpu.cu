@@ -112,6 +112,25 @@ TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]
   check_against_reference<P, Out>(n, batch, variant, path);
 }
 
+// At large batch the fused kernel packs several rows of 2^9..2^11 into a block,
+// each at its own named barrier, with per-warp phase tables; a batch of
+// 8 * SMs + 1 rows fills every block but the last, which holds one row.
+TEMPLATE_TEST_CASE("iqp_encode: the fused path with several rows a block", "[iqp][gpu]",
+                   (std::tuple<float, cuda::std::complex<float>>),
+                   (std::tuple<double, cuda::std::complex<float>>),
+                   (std::tuple<float, cuda::std::complex<double>>),
+                   (std::tuple<double, cuda::std::complex<double>>)) {
+  using P = std::tuple_element_t<0, TestType>;
+  using Out = std::tuple_element_t<1, TestType>;
+  int sms = 0;
+  WHAM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const std::int64_t batch = 8 * std::int64_t(sms) + 1;
+  const int n = GENERATE(9, 10, 11, 12);
+  const wham::iqp_variant variant = GENERATE(wham::iqp_variant::iqp, wham::iqp_variant::iqp_z);
+  if (wham_test::reduced() && (n != 10 || variant != wham::iqp_variant::iqp)) return;
+  check_against_reference<P, Out>(n, batch, variant, wham::iqp_path::fused);
+}
+
 TEMPLATE_TEST_CASE("iqp_encode: the iqp_z product path at large n", "[iqp][gpu]",
                    cuda::std::complex<float>, cuda::std::complex<double>) {
   using Out = TestType;

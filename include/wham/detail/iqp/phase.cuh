@@ -10,7 +10,7 @@
 /// Two forms (see phase_input): per element (short rows: theta by adds, one
 /// sine/cosine an element; cost per thread of E = 2^L elements: O(n popcount(x0))
 /// adds once, then popcount(l) + pairs(l) adds and one sine/cosine an element),
-/// and by products through per-block tables (the fused and cluster schedules'
+/// and by products through per-warp tables (the fused and cluster schedules'
 /// rows of 32 threads or more: 1 + L sines/cosines a thread, then complex
 /// products). Sines and cosines are formed in double (sincos_reduced) for
 /// complex128 and for the product form's factors; the per-element complex64 form
@@ -23,6 +23,12 @@
 /// 0.51, 0.42, 0.41 -> 0.49, 0.42, 0.42. The sines and cosines were not the main
 /// cost of these schedules (ncu, complex128 n = 12: 16 warps an SM, stalls on
 /// block barriers and shared-memory loads ahead of the FP64 pipe).
+/// Tables by warp instead of by block, and the sums of theta(x0) split into a
+/// warp-uniform loop and unrolled lane bits (2026-12-01, same measure; the
+/// fused kernel's segments at named barriers too; an A/B program, the old and new
+/// kernels in turn): complex128 n = 9, 10, 11, 12: 0.56, 0.48, 0.47, 0.46 -> 0.73,
+/// 0.65, 0.61, 0.57; complex64 n = 10, 11, 12, 13: 0.48, 0.42, 0.41, 0.41 -> 0.61,
+/// 0.55, 0.53, 0.50.
 #pragma once
 
 #include <wham/detail/wht/common.cuh>
@@ -121,17 +127,16 @@ __device__ __forceinline__ V cmul(const V& a, const V& b) {
 ///   params      row-major [batch][per_sample], float or double
 ///   n           qubits (row length 2^n)
 ///   per_sample  n (iqp_z) or n + n(n-1)/2 (iqp)
-///   batch       samples in params (the block tables never read past them)
+///   batch       samples in params
 ///
 /// Two ways to make the E = 2^L phases of a thread (x = x0 | l, l < E):
 ///  - per element (short rows, fewer than 32 threads a sample): theta(x0 | l) by
 ///    adds, then one sine/cosine per element;
-///  - by products (the fused schedules' long rows, through block tables):
+///  - by products (the fused schedules' long rows, through warp tables):
 ///      exp(i theta(x0 | l)) = exp(i theta(x0)) * prod_{i in l} exp(i f_i(x0))
 ///                             * W(l),   W(l) = exp(i sum_{k < i in l} J_ki),
-///    with f_i(x0) = a_i + sum_{j in x0} J_ij. W depends on the sample only, so the
-///    block makes it once (2^L sines/cosines a sample) in shared memory, beside
-///    the sample's parameters in double (read from memory once, by the block).
+///    with f_i(x0) = a_i + sum_{j in x0} J_ij. W depends on the sample only, so each
+///    warp makes it once (2^L sines/cosines, one a lane) in shared memory.
 ///    A thread then does 1 + L sines/cosines and 2^L + (2^L - L - 1) complex
 ///    products for its 2^L phases: complex128, L = 4: about 15 FP64 operations an
 ///    amplitude instead of about 26. Each phase is a product of at most
@@ -139,7 +144,7 @@ __device__ __forceinline__ V cmul(const V& a, const V& b) {
 template <class P, class V>
 struct phase_input {
   static_assert(wht::is_complex_v<V>, "IQP amplitudes are complex");
-  static constexpr bool block_tables = true;
+  static constexpr bool warp_tables = true;
   const P* params;
   std::int64_t per_sample;
   int n;
@@ -165,121 +170,147 @@ struct phase_input {
     return theta;
   }
 
-  // ---- block tables (the product form) -----------------------------------------
-  // Layout: a 16-byte header (the block's first sample, the offset of W), the parameters of the
-  // block's samples in double (contiguous, per_sample each), then E phases W per
-  // sample.
-  static constexpr std::size_t table_header = 16;
+  // ---- warp tables (the product form) ------------------------------------------
+  // Each warp (every warp lies within one sample) copies its sample's parameters
+  // to its own shared memory in double and makes its E phases W beside them, with
+  // warp synchronisation only. Block-wide tables (one copy a block, then W, a
+  // block barrier after each) cost a third of the warps' time at complex128
+  // n = 10: every warp of the block waited for the parameter loads and for the
+  // few threads computing W (ncu, 2026-12-01, 512 MiB: barrier 18% and
+  // long-scoreboard stalls on the copy 9% of the stall samples). Reading the
+  // parameters from global memory (L1) in the loops instead of copying them was
+  // slower still (complex128 n = 10: 294 us against 260 block-wide).
+  // Layout of a warp's table: per_sample doubles (rounded up to 16 bytes), then W.
 
   /// Whether the schedule's threads of E elements take the product form: every
-  /// warp within one sample, so a block holds few samples' tables.
+  /// warp within one sample.
   template <int E>
   __host__ __device__ bool uses_tables() const {
     return n >= wht::ilog2(E) + 5;
   }
 
-  __host__ __device__ std::size_t table_w_offset(std::int64_t samples) const {
-    return table_header +
-           ((std::size_t(samples) * std::size_t(per_sample) * sizeof(double) + 15) & ~std::size_t(15));
+  __host__ __device__ std::size_t table_w_offset() const {
+    return (std::size_t(per_sample) * sizeof(double) + 15) & ~std::size_t(15);
+  }
+
+  template <int E>
+  __host__ __device__ std::size_t warp_table_bytes() const {
+    return table_w_offset() + E * sizeof(V);
   }
 
   /// Shared memory for the tables of a block of `elements` contiguous elements
-  /// (whole segments, aligned to their length): 0 when not used.
+  /// (whole warps of E each): 0 when not used.
   template <int E>
   std::size_t table_bytes(std::int64_t elements) const {
     if (!uses_tables<E>()) return 0;
-    const std::int64_t samples = (elements + (std::int64_t(1) << n) - 1) >> n;
-    return table_w_offset(samples) + std::size_t(samples) * E * sizeof(V);
+    const std::int64_t warps = (elements / E + 31) / 32;
+    return std::size_t(warps) * warp_table_bytes<E>();
   }
 
-  /// Builds the tables of the samples that elements [g_block, g_block + elements)
-  /// touch, with all the block's threads (it synchronises the block inside; the
-  /// caller synchronises again before load()). The parameters are read from
-  /// global memory once, with independent loads: one memory round trip.
+  /// Fills the calling warp's table with its sample's parameters (all 32 lanes
+  /// call it, with the first element g0 of their own E): independent loads, one
+  /// memory round trip. Synchronises the warp. W follows in load(), where each
+  /// lane's sine and cosine for it overlap its own.
   template <int E>
-  __device__ void prepare(unsigned char* tables, std::int64_t g_block, std::int64_t elements,
-                          int tid, int threads) const {
-    constexpr int L = wht::ilog2(E);
-    const std::int64_t s0 = g_block >> n;
-    std::int64_t s_end = ((g_block + elements - 1) >> n) + 1;
-    if (s_end > batch) s_end = batch;
-    const int samples = static_cast<int>(s_end - s0);
-    if (tid == 0) {
-      reinterpret_cast<std::int64_t*>(tables)[0] = s0;
-      reinterpret_cast<std::int64_t*>(tables)[1] = static_cast<std::int64_t>(table_w_offset(samples));
-    }
-    double* const pd = reinterpret_cast<double*>(tables + table_header);
-    const P* const src = params + s0 * per_sample;
-    const int count = samples * static_cast<int>(per_sample);
+  __device__ __forceinline__ void prepare(unsigned char* warp_table, std::int64_t g0) const {
+    static_assert(E <= 32, "one W a lane");
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    double* const pd = reinterpret_cast<double*>(warp_table);
+    const P* const src = params + (g0 >> n) * per_sample;
+    const int count = static_cast<int>(per_sample);
     constexpr int U = 4;
-    for (int first = tid; first < count; first += U * threads) {
+    for (int first = lane; first < count; first += U * 32) {
       double tmp[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const int i = first + u * threads;
+        const int i = first + u * 32;
         tmp[u] = i < count ? double(src[i]) : 0.0;
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const int i = first + u * threads;
+        const int i = first + u * 32;
         if (i < count) pd[i] = tmp[u];
       }
     }
-    __syncthreads();
-    V* const w = reinterpret_cast<V*>(tables + table_w_offset(samples));
-    for (int idx = tid; idx < samples * E; idx += threads) {
-      const int s = idx >> L;
-      const unsigned l = static_cast<unsigned>(idx & (E - 1));
-      const double* p = pd + s * per_sample;
-      double theta = 0.0;
-      if (pairs) {
-#pragma unroll
-        for (int k = 0; k < L; ++k) {
-          if (((l >> k) & 1u) == 0) continue;
-          const int row = pair_row(k);
-#pragma unroll
-          for (int i = k + 1; i < L; ++i) {
-            if ((l >> i) & 1u) theta += p[row + i];
-          }
-        }
-      }
-      w[idx] = unit_phase<V, true>(theta);
-    }
+    __syncwarp();
   }
 
-  /// The product form (see the struct's comment), reading the block tables.
+  /// The product form (see the struct's comment), reading the warp's table.
   template <int E>
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E],
-                                       const unsigned char* tables) const {
-    if (tables == nullptr) return load<E>(g0, v);
+                                       unsigned char* warp_table) const {
+    if (warp_table == nullptr) return load<E>(g0, v);
     constexpr int L = wht::ilog2(E);
-    const std::int64_t sample = g0 >> n;
     const unsigned x0 = static_cast<unsigned>(g0 & ((std::int64_t(1) << n) - 1));
-    const std::int64_t* header = reinterpret_cast<const std::int64_t*>(tables);
-    const int s = static_cast<int>(sample - header[0]);
-    const double* p = reinterpret_cast<const double*>(tables + table_header) + s * per_sample;
-    const V* w = reinterpret_cast<const V*>(tables + header[1]) + s * E;
+    const double* p = reinterpret_cast<const double*>(warp_table);
+    const V* w = reinterpret_cast<const V*>(warp_table + table_w_offset());
 
-    // theta(x0) and the fields f_i of the L low qubits, over the set bits k of x0
-    // (all at or above L: x0 is a multiple of E):
-    //   theta(x0) = sum_k a_k + sum_{k < j} J_kj,  f_i = a_i + sum_k J_ik.
-    double base = 0.0;
-    double f[L];
+    // theta(x0) and the fields f_i of the L low qubits (x0 is a multiple of E):
+    //   theta(x0) = sum_{k in x0} a_k + sum_{k < j in x0} J_kj,  f_i = a_i + sum_{k in x0} J_ik.
+    // x0 = lane part | warp part: bits [L, L + 5) are the lane's (t * E, the warp's
+    // 32 threads consecutive within one sample), the bits above are the same for
+    // the whole warp. The warp part's sums run in a loop over its set bits that
+    // every lane takes alike (no divergence); the lane part's five bits in
+    // unrolled selects (independent loads, no branches). A loop over every set
+    // bit of x0 diverged by lane and cost a third of the kernel's stall samples
+    // (ncu, complex128 n = 12, 2026-12-01).
+    constexpr int LB = 5;  // lane bits
+    const unsigned lane_bits = (x0 >> L) & ((1u << LB) - 1u);
+    double base = 0.0;      // theta of the warp part
+    double f[L];            // f_i
+    double g[LB];           // sum over the warp part of J(L + k, j)
     int row_i[L];
 #pragma unroll
     for (int i = 0; i < L; ++i) {
       f[i] = p[i];
       row_i[i] = pair_row(i);
     }
-    for (unsigned rest = x0; rest != 0; rest &= rest - 1) {
-      const int k = __ffs(static_cast<int>(rest)) - 1;
-      base += p[k];
+#pragma unroll
+    for (int k = 0; k < LB; ++k) g[k] = 0.0;
+    for (unsigned rest = x0 >> (L + LB); rest != 0; rest &= rest - 1) {
+      const int j = __ffs(static_cast<int>(rest)) - 1 + L + LB;
+      base += p[j];
       if (pairs) {
 #pragma unroll
-        for (int i = 0; i < L; ++i) f[i] += p[row_i[i] + k];
-        const int row_k = pair_row(k);
+        for (int i = 0; i < L; ++i) f[i] += p[row_i[i] + j];
+#pragma unroll
+        for (int k = 0; k < LB; ++k) g[k] += p[pair_row(L + k) + j];
+        const int row_j = pair_row(j);
         for (unsigned above = rest & (rest - 1); above != 0; above &= above - 1) {
-          base += p[row_k + __ffs(static_cast<int>(above)) - 1];
+          base += p[row_j + L + LB + __ffs(static_cast<int>(above)) - 1];
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < LB; ++k) {
+      const bool on = (lane_bits >> k) & 1u;
+      const int q = L + k;
+      double add = p[q];
+      if (pairs) {
+        add += g[k];
+#pragma unroll
+        for (int k2 = 0; k2 < k; ++k2) {
+          const double jkk = p[pair_row(L + k2) + q];
+          add += ((lane_bits >> k2) & 1u) ? jkk : 0.0;
+        }
+#pragma unroll
+        for (int i = 0; i < L; ++i) {
+          const double jiq = p[row_i[i] + q];
+          f[i] += on ? jiq : 0.0;
+        }
+      }
+      base += on ? add : 0.0;
+    }
+    // W(lane) for lane < E: the couplings among the L low qubits set in lane.
+    const unsigned lane = threadIdx.x & 31u;
+    double theta_w = 0.0;
+    if (pairs) {
+#pragma unroll
+      for (int k = 0; k < L; ++k) {
+#pragma unroll
+        for (int i = k + 1; i < L; ++i) {
+          const double jki = p[row_i[k] + i];
+          theta_w += ((lane >> k) & (lane >> i) & 1u) ? jki : 0.0;
         }
       }
     }
@@ -287,16 +318,20 @@ struct phase_input {
 #pragma unroll
     for (int i = 0; i < L; ++i) fac[i] = unit_phase<V, true>(f[i]);
     v[0] = unit_phase<V, true>(base);
+    V* const w_out = reinterpret_cast<V*>(warp_table + table_w_offset());
+    if (pairs && lane < unsigned(E)) w_out[lane] = unit_phase<V, true>(theta_w);
 #pragma unroll
     for (int l = 1; l < E; ++l) {
       const int top = wht::ilog2(l);  // highest set bit of l: folds at compile time
       v[l] = cmul(v[l - (1 << top)], fac[top]);
     }
     if (pairs) {
+      __syncwarp();  // every lane's W written (the whole warp loads: one sample)
 #pragma unroll
       for (int l = 3; l < E; ++l) {
         if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);  // two or more low qubits set
       }
+      __syncwarp();  // read before any later load() of this warp writes W again
     }
   }
 

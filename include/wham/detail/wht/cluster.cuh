@@ -52,15 +52,15 @@ __global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
   const std::int64_t g_part = std::int64_t(blockIdx.x) * S;  // parts are consecutive in a row
 
   V v[E];
-  const unsigned char* tables = nullptr;
-  if constexpr (has_block_tables_v<Input>) {
+  if constexpr (has_warp_tables_v<Input>) {
     if (tables_offset != no_tables) {
-      unsigned char* const t_smem = smem_raw + tables_offset;
-      input.template prepare<E>(t_smem, g_part, S, t, TPS);
-      __syncthreads();
-      tables = t_smem;
+      unsigned char* const w_smem =
+          smem_raw + tables_offset + (t / 32) * input.template warp_table_bytes<E>();
+      input.template prepare<E>(w_smem, g_part + std::int64_t(t) * E);
+      input.template load<E>(g_part + std::int64_t(t) * E, v, w_smem);
+    } else {
+      input.template load<E>(g_part + std::int64_t(t) * E, v);
     }
-    input.template load<E>(g_part + std::int64_t(t) * E, v, tables);
   } else {
     input.template load<E>(g_part + std::int64_t(t) * E, v);
   }
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
   for (int j = 0; j < E; ++j) part[swizzle<LogE>(unsigned(t * E + j))] = v[j];
   __syncthreads();
   // Bits [LogE, LogS), the result left in shared memory (the Linear ending).
-  fused_passes<LogE, LogS, LogE, TPS, true>(part, t, v, output, g_part, true, scale);
+  fused_passes<LogE, LogS, LogE, TPS, true, false>(part, t, 0, v, output, g_part, true, scale);
   cluster.sync();
 
   const unsigned rank = cluster.block_rank();
@@ -110,7 +110,7 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
   auto kernel = cluster_kernel<V, LogS, C, Input, Output>;
   std::size_t smem = std::size_t(shape::n) * sizeof(V);
   unsigned tables_offset = no_tables;
-  if constexpr (has_block_tables_v<Input>) {
+  if constexpr (has_warp_tables_v<Input>) {
     const std::size_t tables = input.template table_bytes<shape::items>(shape::n);
     if (tables != 0) {
       tables_offset = static_cast<unsigned>(smem);

@@ -43,19 +43,22 @@ struct loaded_input {
   }
 };
 
-/// Whether an input policy makes per-block tables before its loads (the IQP
-/// phases' product form): `static constexpr bool block_tables = true` and
+/// Whether an input policy makes per-warp tables before its loads (the IQP
+/// phases' product form): `static constexpr bool warp_tables = true` and
 ///   table_bytes<E>(elements)           shared bytes for a block of that many elements
 ///                                      (0: not used for this E and row length)
-///   prepare<E>(tables, g_block, elements, tid, threads)   the block builds them
-///   load<E>(g0, v, tables)             loads reading them
+///   warp_table_bytes<E>()              one warp's share of them (a multiple of 16)
+///   prepare<E>(warp_table, g0)         every lane of a warp, g0 its first element:
+///                                      the warp builds its table (synchronises the warp)
+///   load<E>(g0, v, warp_table)         loads reading it
+/// Every warp of a schedule that uses them lies within one segment.
 template <class Input, class = void>
-struct has_block_tables : cuda::std::false_type {};
+struct has_warp_tables : cuda::std::false_type {};
 template <class Input>
-struct has_block_tables<Input, cuda::std::void_t<decltype(Input::block_tables)>>
-    : cuda::std::bool_constant<Input::block_tables> {};
+struct has_warp_tables<Input, cuda::std::void_t<decltype(Input::warp_tables)>>
+    : cuda::std::bool_constant<Input::warp_tables> {};
 template <class Input>
-inline constexpr bool has_block_tables_v = has_block_tables<Input>::value;
+inline constexpr bool has_warp_tables_v = has_warp_tables<Input>::value;
 /// The fused kernel's tables_offset when the input makes no tables.
 inline constexpr unsigned no_tables = 0xffffffffu;
 
@@ -89,10 +92,11 @@ struct stored_output {
 /// 278, n = 13 429 vs 365; complex64 E = 16 (measured before the product-form
 /// factors moved to double): n = 10 306 vs 342, n = 12 312 vs 335, n = 14 454 vs 380,
 /// mixed, so E stays 32.
-/// Fraction of the write floor now (IQP, 512 MiB): complex128 n = 6: 0.71, 8: 0.65,
-/// 10: 0.49, 12: 0.47, 13: 0.36; complex64 n = 8: 0.61, 10: 0.49, 12: 0.42, 14: 0.35
-/// (ncu, complex128 n = 12: 16 warps an SM, issue slots 40% busy, stalls on block
-/// barriers and shared-memory loads).
+/// Fraction of the write floor (IQP, 512 MiB, bench_iqp, 2026-12-01, after the phase
+/// tables went by warp): complex128 n = 6: 0.70, 8: 0.65, 10: 0.66, 12: 0.57, 13:
+/// 0.53 (cluster); complex64 n = 8: 0.61, 10: 0.62, 12: 0.54, 14: 0.44 (ncu, complex128
+/// n = 12: 16 warps an SM, issue slots 50% busy; the largest stalls left are the wait
+/// for each warp's parameter loads and the sine/cosine chains).
 /// Preferred E for float rows, by length. H200, 2026-11-30, FWHT float, 1 GiB, fraction
 /// of the copy floor, E = 64 -> the value here: log_n = 6: 0.90 -> 0.99 (8), 7: 0.73 ->
 /// 1.08 (8), 8: 0.74 -> 1.08 (16), 9: 0.74 -> 0.98 (16), 10-12: 0.92 -> 1.00 (16), 13:
@@ -151,11 +155,21 @@ __device__ __forceinline__ unsigned swizzle(unsigned x) {
 /// lies within one warp (TPS divides 32, segments are consecutive threads), so
 /// its warp synchronises alone instead of waiting at a block barrier for the
 /// block's other segments. `lanes` names the warp's threads (the last warp of a
-/// block may be partial).
-template <int TPS>
-__device__ __forceinline__ void segment_sync(unsigned lanes) {
+/// block may be partial). Longer segments are whole warps (TPS a power of two);
+/// with Named, each waits at its own named barrier (1 + segment; at most 4
+/// segments of 64 threads a block), so the block's segments drift apart instead
+/// of marching in step. That pays where the input is made on chip and loses
+/// where it is loaded (H200, 512 MiB, 2026-12-01, block barrier -> named: IQP
+/// complex128 n = 10: 260 -> 241 us, n = 11: 265 -> 256, complex64 n = 11: 301 ->
+/// 289; FWHT double n = 9: 257 -> 269, n = 10: 272 -> 284), so the fused kernel
+/// names them for inputs with warp tables (the IQP phases) only.
+template <int TPS, bool Named>
+__device__ __forceinline__ void segment_sync(unsigned lanes, int segment) {
   if constexpr (TPS <= 32) {
     __syncwarp(lanes);
+  } else if constexpr (Named) {
+    static_assert(TPS % 32 == 0, "a segment beyond a warp spans whole warps");
+    asm volatile("bar.sync %0, %1;" ::"r"(segment + 1), "n"(TPS) : "memory");
   } else {
     __syncthreads();
   }
@@ -172,9 +186,10 @@ __device__ __forceinline__ unsigned warp_lanes() {
 /// pass stores straight from registers to global memory (neighbouring lanes write
 /// neighbouring elements), or, for short segments (Linear), back to shared memory
 /// for the kernel's block-linear store.
-template <int B, int LogN, int LogE, int TPS, bool Linear, class V, int E, class Output>
-__device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Output& output,
-                                             std::int64_t g_seg, bool active,
+template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, class V, int E,
+          class Output>
+__device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[E],
+                                             const Output& output, std::int64_t g_seg, bool active,
                                              real_t<V> scale) {
   constexpr int G = (LogN - B < LogE) ? LogN - B : LogE;
   constexpr int R = E >> G;
@@ -194,8 +209,9 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, V (&v)[E], const Out
   if constexpr (B + G < LogN) {
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
-    segment_sync<TPS>(warp_lanes());
-    fused_passes<B + G, LogN, LogE, TPS, Linear>(seg, t, v, output, g_seg, active, scale);
+    segment_sync<TPS, Named>(warp_lanes(), s_local);
+    fused_passes<B + G, LogN, LogE, TPS, Linear, Named>(seg, t, s_local, v, output, g_seg, active,
+                                                        scale);
   } else if constexpr (Linear) {
     // Back to the positions this thread just read: no other thread touches them.
 #pragma unroll
@@ -231,22 +247,19 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   V v[E];
-  const unsigned char* tables = nullptr;
-  if constexpr (has_block_tables_v<Input>) {
-    if (tables_offset != no_tables) {
-      unsigned char* const t_smem = smem_raw + tables_offset;
-      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
-      std::int64_t here = num_segments - first;
-      here = here < segments_here ? here : segments_here;
-      input.template prepare<E>(t_smem, first * N, here * N, static_cast<int>(threadIdx.x),
-                                static_cast<int>(blockDim.x));
-      __syncthreads();
-      tables = t_smem;
+  unsigned char* table = nullptr;
+  if constexpr (has_warp_tables_v<Input>) {
+    // Whole warps per segment here (table_bytes is 0 otherwise): a warp is active or not.
+    if (tables_offset != no_tables && active) {
+      unsigned char* const w_smem =
+          smem_raw + tables_offset + (threadIdx.x / 32) * input.template warp_table_bytes<E>();
+      input.template prepare<E>(w_smem, g_seg + std::int64_t(t) * E);
+      table = w_smem;
     }
   }
   if (active) {
-    if constexpr (has_block_tables_v<Input>) {
-      input.template load<E>(g_seg + std::int64_t(t) * E, v, tables);
+    if constexpr (has_warp_tables_v<Input>) {
+      input.template load<E>(g_seg + std::int64_t(t) * E, v, table);
     } else {
       input.template load<E>(g_seg + std::int64_t(t) * E, v);
     }
@@ -262,9 +275,10 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
 #pragma unroll
     for (int j = 0; j < E; ++j) seg[swizzle<LogE>(unsigned(t * E + j))] = v[j];
     if constexpr (shape::uses_smem) {
-      segment_sync<TPS>(warp_lanes());
-      fused_passes<LogE, LogN, LogE, TPS, shape::linear_store>(seg, t, v, output, g_seg, active,
-                                                               scale);
+      constexpr bool named = has_warp_tables_v<Input>;
+      segment_sync<TPS, named>(warp_lanes(), s_local);
+      fused_passes<LogE, LogN, LogE, TPS, shape::linear_store, named>(seg, t, s_local, v, output,
+                                                                      g_seg, active, scale);
     }
     if constexpr (shape::linear_store) {
       // The block's segments are contiguous in memory: store them in linear order.
@@ -317,7 +331,7 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
   auto kernel = fused_kernel<V, LogN, Input, Output>;
   std::size_t smem = shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
   std::size_t tables = 0;
-  if constexpr (has_block_tables_v<Input>) {
+  if constexpr (has_warp_tables_v<Input>) {
     tables = input.template table_bytes<shape::items>(spb * shape::n);
   }
   const unsigned tables_offset =

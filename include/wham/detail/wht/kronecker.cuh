@@ -70,21 +70,24 @@ struct offset_input {
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E]) const {
     inner.template load<E>(g0 + offset, v);
   }
-  // Block tables (fused.cuh's has_block_tables), forwarded when the inner policy makes them.
-  static constexpr bool block_tables = has_block_tables_v<Input>;
+  // Warp tables (fused.cuh's has_warp_tables), forwarded when the inner policy makes them.
+  static constexpr bool warp_tables = has_warp_tables_v<Input>;
   template <int E>
   std::size_t table_bytes(std::int64_t elements) const {
     return inner.template table_bytes<E>(elements);
   }
   template <int E>
-  __device__ void prepare(unsigned char* tables, std::int64_t g_block, std::int64_t elements,
-                          int tid, int threads) const {
-    inner.template prepare<E>(tables, g_block + offset, elements, tid, threads);
+  __host__ __device__ std::size_t warp_table_bytes() const {
+    return inner.template warp_table_bytes<E>();
+  }
+  template <int E>
+  __device__ __forceinline__ void prepare(unsigned char* warp_table, std::int64_t g0) const {
+    inner.template prepare<E>(warp_table, g0 + offset);
   }
   template <int E, class V>
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E],
-                                       const unsigned char* tables) const {
-    inner.template load<E>(g0 + offset, v, tables);
+                                       unsigned char* warp_table) const {
+    inner.template load<E>(g0 + offset, v, warp_table);
   }
 };
 template <class Output>
