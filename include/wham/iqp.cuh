@@ -35,7 +35,7 @@
 ///
 /// Paths (`iqp_path`): `fused` keeps a whole state on chip (one block per sample,
 /// several samples per block at small n; on compute capability 9.0+ also a
-/// cluster of 2 or 4 blocks per sample, exchanging through distributed shared
+/// cluster of 2, 4 or 8 blocks per sample, exchanging through distributed shared
 /// memory, for the two qubit counts above one block's shared memory and for
 /// batches that would leave most multiprocessors idle): phases generated in
 /// registers, every butterfly stage in registers and shared memory, the 2^-n
@@ -46,8 +46,9 @@
 /// serves `iqp_z` only, at any n: with no pair couplings the state is the tensor
 /// product prod_i (1 + (-1)^{k_i} e^{i a_i}) / 2, which it writes directly (no
 /// transform; wham/detail/iqp/product.cuh). `automatic` picks product for
-/// `iqp_z`; for `iqp`, fused when the state fits on chip, else kronecker where it
-/// serves n, else baseline. The transform paths still serve `iqp_z` when asked
+/// `iqp_z`; for `iqp`, fused when the state fits one block, or a cluster and the
+/// batch is large enough for clusters to pay, else kronecker where it serves n,
+/// else baseline. The transform paths still serve `iqp_z` when asked
 /// for by name. Device limits are looked up once per device and cached.
 ///
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no
@@ -153,11 +154,53 @@ inline bool cluster_rows(int n, std::int64_t batch) {
          batch * 2 <= std::int64_t(current_device_limits().sm_count);
 }
 
+/// Rows beyond one block (n = M + 1, M + 2, M the compiled one-block maximum) as
+/// clusters of parts of 2^(M - 1): two such parts share an SM, where a part of 2^M
+/// fills one and the SM idles while it loads and stores (the FWHT keeps parts of
+/// 2^M: wht::launch_cluster_beyond_block). H200, 2026-12-01, fraction of the write
+/// floor at 512 MiB (us at batch 64), parts of 2^M vs of 2^(M - 1): complex128 n = 14:
+/// 0.31 vs 0.43 (15.9 vs 19.2 us), n = 15: 0.26 vs 0.36 (43.4 vs 32.0 us); complex64
+/// n = 15: 0.31 vs 0.41 (15.9 vs 19.7 us), n = 16: 0.27 vs 0.33 (43.7 vs 34.3 us). So
+/// rows of 2^(M + 1) take four parts from 2 * SMs rows on (between batch 64, where
+/// two parts of 2^M win, and 2048, where four win; the crossing itself is not
+/// measured), and rows of 2^(M + 2) take eight parts at every batch.
+template <class V>
+inline bool quarter_parts(int n, std::int64_t batch) {
+  return n == fused_compiled_max<V> + 1 &&
+         batch >= 2 * std::int64_t(current_device_limits().sm_count);
+}
+
+/// Whether rows beyond one block pay as clusters against the Kronecker split.
+/// n = M + 1: wht::cluster_pays's measure (two parts of 2^M). n = M + 2, eight parts:
+/// H200, 2026-12-01, complex128 n = 15: batch 64 32.0 vs 37.8 us, 512 MiB 0.36 vs
+/// 0.26 of the write floor (Kronecker at batch 1: 14.3 us; clusters there not
+/// measured): from 2 * SMs / 8 rows on.
+template <class V>
+inline bool clusters_pay(int n, std::int64_t batch) {
+  if (n == fused_compiled_max<V> + 2) {
+    return batch * 8 >= 2 * std::int64_t(current_device_limits().sm_count);
+  }
+  return wht::cluster_pays(2, batch);
+}
+
+template <class V, class Input, class Output>
+inline void launch_beyond_block(int n, std::int64_t batch, Input input, Output output,
+                                wht::real_t<V> scale, cudaStream_t stream) {
+  constexpr int M = fused_compiled_max<V>;
+  if (n == M + 1 && !quarter_parts<V>(n, batch)) {
+    return wht::launch_cluster_n<V, M, 2>(input, output, batch, scale, stream);
+  }
+  if (n == M + 1) return wht::launch_cluster_n<V, M - 1, 4>(input, output, batch, scale, stream);
+  if (n == M + 2) return wht::launch_cluster_n<V, M - 1, 8>(input, output, batch, scale, stream);
+  throw_invalid_argument("iqp_encode", "num_qubits (cluster schedule)", n,
+                         std::to_string(M + 1) + ".." + std::to_string(M + 2));
+}
+
 template <class V, class Input, class Output>
 inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
                          wht::real_t<V> scale, cudaStream_t stream) {
   if (n > block_max_qubits<V>()) {
-    return wht::launch_cluster_beyond_block<V>(n, batch, input, output, scale, stream);
+    return launch_beyond_block<V>(n, batch, input, output, scale, stream);
   }
   if (cluster_rows<V>(n, batch)) {
     constexpr int M = fused_compiled_max<V>;
@@ -209,8 +252,9 @@ template <class Out>
 inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8,
                                    iqp_variant variant = iqp_variant::iqp) {
   if (variant == iqp_variant::iqp_z) return iqp_path::product;
+  if (num_qubits <= detail::iqp::block_max_qubits<Out>()) return iqp_path::fused;
   if (num_qubits <= iqp_fused_max_qubits<Out>() &&
-      detail::wht::fused_pays<Out>(num_qubits, batch)) {
+      detail::iqp::clusters_pay<Out>(num_qubits, batch)) {
     return iqp_path::fused;
   }
   return detail::wht::kronecker_serves<Out>(num_qubits) ? iqp_path::kronecker
