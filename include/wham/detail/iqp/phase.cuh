@@ -235,11 +235,20 @@ struct phase_input {
     __syncwarp();
   }
 
-  /// The product form (see the struct's comment), reading the warp's table.
+  /// The product form where the warp made a table, else per element.
   template <int E>
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E],
                                        unsigned char* warp_table) const {
     if (warp_table == nullptr) return load<E>(g0, v);
+    load_product<E>(g0, v, warp_table);
+  }
+
+  /// The product form (see the struct's comment), reading the warp's table
+  /// (never null): for schedules where every warp has one (fused.cuh,
+  /// product_only_v), so that the per-element form is not compiled in beside it.
+  template <int E>
+  __device__ __forceinline__ void load_product(std::int64_t g0, V (&v)[E],
+                                               unsigned char* warp_table) const {
     constexpr int L = wht::ilog2(E);
     const unsigned x0 = static_cast<unsigned>(g0 & ((std::int64_t(1) << n) - 1));
     const double* p = reinterpret_cast<const double*>(warp_table);

@@ -89,6 +89,11 @@ struct offset_input {
                                        unsigned char* warp_table) const {
     inner.template load<E>(g0 + offset, v, warp_table);
   }
+  template <int E, class V>
+  __device__ __forceinline__ void load_product(std::int64_t g0, V (&v)[E],
+                                               unsigned char* warp_table) const {
+    inner.template load_product<E>(g0 + offset, v, warp_table);
+  }
 };
 template <class Output>
 struct offset_output {
