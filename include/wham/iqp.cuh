@@ -132,26 +132,41 @@ inline int fused_max_qubits() {
   return on_chip > wht::fused_max_log_n<V>() ? on_chip : block_max_qubits<V>();
 }
 
-/// Rows of n = M (the compiled one-block maximum) run as clusters of two half-rows at
-/// every batch, and rows of n = M - 1 at small batch (rows <= SMs / 2), where one block
-/// a row would leave most multiprocessors idle. H200, complex128, us, one block vs
-/// cluster of 2 (vs of 4): n = 12 batch 64: 12.6 vs 12.2 (13.0); n = 13 batch 1: 19.1
-/// vs 13.4 (12.3), batch 64: 17.2 vs 14.1 (16.2); complex64 n = 14 batch 64: 19.6 vs
-/// 15.5 (16.9) (2026-11-30). 512 MiB of output (2026-12-01, fraction of the write floor
-/// in brackets): complex128 n = 13: 362 (0.36) vs 321 (0.41) (330, 0.40), n = 12: 278
-/// (0.47) vs 285 (0.46); complex64 n = 14: 369 vs 366 (439), n = 13: 311 vs 403: a row of
-/// 2^M fills a block's shared memory, one block an SM, and the SM idles while that
-/// block loads and stores; two half-rows let two blocks overlap.
+/// Blocks a row of n <= M qubits (M the compiled one-block maximum) is split over:
+/// 1 (one block a row), or a cluster of 2 or 4 parts. Rows of 2^M fill a block's
+/// shared memory, one block an SM, and the SM idles while that block loads and
+/// stores; two half-rows let two blocks overlap (512 MiB of output, 2026-12-01,
+/// fraction of the write floor: complex128 n = 13: one block 0.36, 2 parts 0.41;
+/// complex64 n = 14: 369 vs 366 us). At small batch (rows <= SMs / 8) four parts
+/// shorten each row's chain of dependent work, for n = M and, in complex128, M - 1.
+/// H200, 2026-12-01, us a launch (10 launches back to back, median of 101 groups;
+/// all schedules bitwise identical), batch 1 / 16 / 32 / 64, one block vs 2 vs 4 parts:
+///   complex128 n = 13: 10.65 / 10.73 / 10.92 / 11.08 vs 7.81 / 7.95 / 8.02 / 8.47
+///                      vs 6.31 / 6.48 / 8.28 / 9.90
+///   complex128 n = 12: 6.25 / 6.30 / 6.43 / 6.60 vs 6.23 / 6.41 / 6.49 / 6.60
+///                      vs 5.66 / 5.81 / 6.22 / 7.33
+///   complex64 n = 14:  11.01 / 11.14 / 11.32 / 11.59 vs 8.94 / 9.32 / 9.36 / 9.57
+///                      vs 7.35 / 7.93 / 8.97 / 11.25
+///   complex64 n = 13:  7.14 / 7.21 / 7.37 / 7.52 vs 7.73 / 8.30 / 8.74 / 8.89
+///                      vs 7.18 / 7.66 / 7.87 / 8.53
+/// bench_iqp (one launch between CUDA events, median), same day, the previous rule
+/// (2 parts at n = M, and at n = M - 1 below SMs / 2 rows) -> this one: batch 1,
+/// complex128 n = 12: 10.4 -> 9.1 us, n = 13: 11.8 -> 9.8; complex64 n = 13: 12.4 ->
+/// 10.7, n = 14: 14.4 -> 10.9; batch 64, complex64 n = 13: 13.8 -> 11.1. (Before the
+/// complex128 kernels lost their per-element fallback, fused.cuh's product_only_v,
+/// two parts had also won at n = M - 1 below SMs / 2 rows.)
 /// Fewer amplitudes a thread (more threads a row) did not pay at small batch
 /// either (2026-11-30, batch 64, complex128, us, E = 16 vs 8 vs 4: n = 10 10.9,
 /// 10.4, 11.5; n = 12 13.3, 14.3, 16.7; clusters of 2 at n = 13: 15.6, 17.2, 20.0):
 /// the extra shared-memory round trips cost more than the shorter threads save.
 template <class V>
-inline bool cluster_rows(int n, std::int64_t batch) {
-  if (fused_max_qubits<V>() <= block_max_qubits<V>()) return false;  // no clusters here
-  if (n == fused_compiled_max<V>) return true;
-  return n == fused_compiled_max<V> - 1 &&
-         batch * 2 <= std::int64_t(current_device_limits().sm_count);
+inline int cluster_parts(int n, std::int64_t batch) {
+  if (fused_max_qubits<V>() <= block_max_qubits<V>()) return 1;  // no clusters here
+  constexpr int M = fused_compiled_max<V>;
+  const bool small = batch * 8 <= std::int64_t(current_device_limits().sm_count);
+  if (n == M) return small ? 4 : 2;
+  if (n == M - 1 && sizeof(V) >= 16 && small) return 4;
+  return 1;
 }
 
 /// Rows beyond one block (n = M + 1, M + 2, M the compiled one-block maximum) as
@@ -165,9 +180,8 @@ inline bool cluster_rows(int n, std::int64_t batch) {
 /// two parts of 2^M win, and 2048, where four win; the crossing itself is not
 /// measured), and rows of 2^(M + 2) take eight parts at every batch.
 template <class V>
-inline bool quarter_parts(int n, std::int64_t batch) {
-  return n == fused_compiled_max<V> + 1 &&
-         batch >= 2 * std::int64_t(current_device_limits().sm_count);
+inline bool quarter_parts(std::int64_t batch) {
+  return batch >= 2 * std::int64_t(current_device_limits().sm_count);
 }
 
 /// Whether rows beyond one block pay as clusters against the Kronecker split.
@@ -187,10 +201,12 @@ template <class V, class Input, class Output>
 inline void launch_beyond_block(int n, std::int64_t batch, Input input, Output output,
                                 wht::real_t<V> scale, cudaStream_t stream) {
   constexpr int M = fused_compiled_max<V>;
-  if (n == M + 1 && !quarter_parts<V>(n, batch)) {
+  if (n == M + 1) {
+    if (quarter_parts<V>(batch)) {
+      return wht::launch_cluster_n<V, M - 1, 4>(input, output, batch, scale, stream);
+    }
     return wht::launch_cluster_n<V, M, 2>(input, output, batch, scale, stream);
   }
-  if (n == M + 1) return wht::launch_cluster_n<V, M - 1, 4>(input, output, batch, scale, stream);
   if (n == M + 2) return wht::launch_cluster_n<V, M - 1, 8>(input, output, batch, scale, stream);
   throw_invalid_argument("iqp_encode", "num_qubits (cluster schedule)", n,
                          std::to_string(M + 1) + ".." + std::to_string(M + 2));
@@ -202,10 +218,18 @@ inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
   if (n > block_max_qubits<V>()) {
     return launch_beyond_block<V>(n, batch, input, output, scale, stream);
   }
-  if (cluster_rows<V>(n, batch)) {
-    constexpr int M = fused_compiled_max<V>;
-    if (n == M) return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
-    return wht::launch_cluster_n<V, M - 2, 2>(input, output, batch, scale, stream);
+  constexpr int M = fused_compiled_max<V>;
+  switch (cluster_parts<V>(n, batch)) {
+    case 4:  // n = M, or M - 1 in complex128 (cluster_parts)
+      if (n == M) return wht::launch_cluster_n<V, M - 2, 4>(input, output, batch, scale, stream);
+      if constexpr (sizeof(V) >= 16) {
+        return wht::launch_cluster_n<V, M - 3, 4>(input, output, batch, scale, stream);
+      }
+      break;
+    case 2:  // n = M
+      return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
+    default:
+      break;
   }
   switch (n) {
 #define WHAM_IQP_FUSED_CASE(L)                                                    \

@@ -98,8 +98,9 @@ TEMPLATE_TEST_CASE("iqp_encode matches the reference on every path", "[iqp][gpu]
   if (n > max_n) return;
   // Keep the host reference affordable: the large batches at the small n only,
   // but at n = 13 and 14 one large batch on the paths where batch size and type pick
-  // the schedule (rows of 2^(M-1), M the one-block maximum, run one block a row at
-  // large batch and as clusters at small; rows of 2^M as clusters at every batch).
+  // the schedule (M the one-block maximum: rows of 2^M run as clusters of four parts
+  // at small batch and of two at large; complex128 rows of 2^(M-1) as four parts at
+  // small batch and one block a row at large; iqp.cuh, cluster_parts).
   const bool large_rows = batch == 257 && n <= 14 &&
                           (path == wham::iqp_path::fused || path == wham::iqp_path::automatic);
   if (n > 12 && batch > 3 && !large_rows) return;

@@ -183,7 +183,7 @@ inline void launch_cluster_beyond_block(int log_n, std::int64_t rows, Input inpu
 /// holds a row, or when clusters hold it and pay for `rows` rows (else the caller
 /// falls back to the Kronecker split). A row one block holds stays one block for the
 /// FWHT even where it fills the block's shared memory (unlike the IQP phases, whose
-/// rows of 2^M gain from two half-rows: iqp.cuh, cluster_rows): H200, 1 GiB, fraction
+/// rows of 2^M gain from two half-rows: iqp.cuh, cluster_parts): H200, 1 GiB, fraction
 /// of the copy floor, one block vs cluster of 2 (2026-12-01): float n = 15 0.72 vs
 /// 0.43, n = 14 0.83 vs 0.56; double n = 14 0.82 vs 0.73; complex64 n = 14 0.82 vs
 /// 0.72; complex128 n = 13 0.78 vs 0.79.
