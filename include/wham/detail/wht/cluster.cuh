@@ -52,23 +52,14 @@ __global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
   const std::int64_t g_part = std::int64_t(blockIdx.x) * S;  // parts are consecutive in a row
 
   V v[E];
-  if constexpr (product_only_v<V, Input, TPS>) {
-    unsigned char* const w_smem =
-        smem_raw + tables_offset + (t / 32) * input.template warp_table_bytes<E>();
-    input.template prepare<E>(w_smem, g_part + std::int64_t(t) * E);
-    input.template load_product<E>(g_part + std::int64_t(t) * E, v, w_smem);
-  } else if constexpr (has_warp_tables_v<Input>) {
+  unsigned char* table = nullptr;
+  if constexpr (has_warp_tables_v<Input>) {
     if (tables_offset != no_tables) {
-      unsigned char* const w_smem =
-          smem_raw + tables_offset + (t / 32) * input.template warp_table_bytes<E>();
-      input.template prepare<E>(w_smem, g_part + std::int64_t(t) * E);
-      input.template load<E>(g_part + std::int64_t(t) * E, v, w_smem);
-    } else {
-      input.template load<E>(g_part + std::int64_t(t) * E, v);
+      table = smem_raw + tables_offset + (t / 32) * input.template warp_table_bytes<E>();
+      input.template prepare<E>(table, g_part + std::int64_t(t) * E);
     }
-  } else {
-    input.template load<E>(g_part + std::int64_t(t) * E, v);
   }
+  load_elements<V, TPS>(input, g_part + std::int64_t(t) * E, v, table);
   register_butterflies<LogE>(v);
   V* const part = reinterpret_cast<V*>(smem_raw);
 #pragma unroll

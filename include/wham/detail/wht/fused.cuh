@@ -73,6 +73,21 @@ inline constexpr bool product_only_v = has_warp_tables_v<Input> && TPS >= 32 && 
 /// The fused kernel's tables_offset when the input makes no tables.
 inline constexpr unsigned no_tables = 0xffffffffu;
 
+/// One thread's E elements from the input, through its warp's table where the input
+/// makes them (`table`: null where this schedule made none; never null under
+/// product_only_v). The one place the fused and cluster kernels choose their load.
+template <class V, int TPS, int E, class Input>
+__device__ __forceinline__ void load_elements(const Input& input, std::int64_t g0, V (&v)[E],
+                                              unsigned char* table) {
+  if constexpr (product_only_v<V, Input, TPS>) {
+    input.template load_product<E>(g0, v, table);
+  } else if constexpr (has_warp_tables_v<Input>) {
+    input.template load<E>(g0, v, table);
+  } else {
+    input.template load<E>(g0, v);
+  }
+}
+
 /// Output policy: elements scaled, converted to Out, stored 16 bytes wide.
 template <class Out, class V>
 struct stored_output {
@@ -269,13 +284,7 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
     }
   }
   if (active) {
-    if constexpr (product_only_v<V, Input, TPS>) {
-      input.template load_product<E>(g_seg + std::int64_t(t) * E, v, table);
-    } else if constexpr (has_warp_tables_v<Input>) {
-      input.template load<E>(g_seg + std::int64_t(t) * E, v, table);
-    } else {
-      input.template load<E>(g_seg + std::int64_t(t) * E, v);
-    }
+    load_elements<V, TPS>(input, g_seg + std::int64_t(t) * E, v, table);
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j) v[j] = V(0);
