@@ -41,7 +41,9 @@
 /// registers, every butterfly stage in registers and shared memory, the 2^-n
 /// scale folded into the one write; it serves n <= iqp_fused_max_qubits<Out>()
 /// (on an H200: 15 for complex128, 16 for complex64). `kronecker` is the large-n schedule
-/// (wham/detail/wht/kronecker.cuh). `baseline` writes the phases, then runs one
+/// (wham/detail/wht/kronecker.cuh): one launch per stage, or, for rows of 2^16 / 2^17
+/// at large enough batch on compute capability 9.0+, both stages in one kernel with a
+/// cluster of 8 blocks a sample (detail::iqp::resident_pays). `baseline` writes the phases, then runs one
 /// global-memory butterfly launch per stage (n + 1 launches; any n). `product`
 /// serves `iqp_z` only, at any n: with no pair couplings the state is the tensor
 /// product prod_i (1 + (-1)^{k_i} e^{i a_i}) / 2, which it writes directly (no
@@ -195,6 +197,19 @@ inline bool clusters_pay(int n, std::int64_t batch) {
     return batch * 8 >= 2 * std::int64_t(current_device_limits().sm_count);
   }
   return wht::cluster_pays(2, batch);
+}
+
+/// Whether the kronecker path runs `batch` rows of 2^n as the resident schedule
+/// (one kernel, a cluster of 8 blocks a row: wht::launch_kronecker_resident, whose
+/// comment has the measurements) rather than one launch per stage. H200, 2026-12-02:
+/// rows of 1 MiB (complex128 n = 16, complex64 n = 17) gain from batch 64 (1.09-1.17x;
+/// 1.19-1.28x at 512 MiB) and lose at batch 8; complex128 n = 17 gains at 256 rows
+/// (1.11x) and not at 64.
+template <class V>
+inline bool resident_pays(int n, std::int64_t batch) {
+  if (!wht::kronecker_resident_serves<V, V>(n)) return false;
+  const bool one_mib_rows = (std::int64_t(sizeof(V)) << n) == (std::int64_t(1) << 20);
+  return batch >= (one_mib_rows ? 64 : 256);
 }
 
 template <class V, class Input, class Output>
@@ -362,6 +377,10 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
       if (!detail::wht::kronecker_serves<V>(num_qubits)) {
         detail::throw_invalid_argument("iqp_encode", "num_qubits", num_qubits,
                                        "a qubit count the kronecker path serves on this device");
+      }
+      if (detail::iqp::resident_pays<V>(num_qubits, batch)) {
+        return detail::wht::launch_kronecker_resident<V>(num_qubits, batch, input, output, scale,
+                                                         stream);
       }
       return detail::wht::launch_kronecker<V>(num_qubits, batch, input, output, scale, stream);
     case iqp_path::baseline:

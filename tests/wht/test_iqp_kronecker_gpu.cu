@@ -117,3 +117,75 @@ TEMPLATE_TEST_CASE("iqp through the kronecker path matches the reference, n = 14
     REQUIRE(wham_test::relative_error(got.data() + b * N, ref.data(), N) <= tolerance<Out>());
   }
 }
+
+TEMPLATE_TEST_CASE("iqp through the kronecker resident schedule matches the reference",
+                   "[iqp][kronecker][gpu]", cuda::std::complex<float>,
+                   cuda::std::complex<double>) {
+  using Out = TestType;
+  namespace wht = wham::detail::wht;
+  const int n = GENERATE(16, 17);
+  const std::int64_t batch = GENERATE(1, 3, 64);
+  const bool double_params = GENERATE(true, false);
+  if (!wht::kronecker_resident_serves<Out, Out>(n)) {
+    WARN("the resident schedule is not compiled for n = " << n << " with this output type, "
+                                                             "or the device lacks clusters");
+    return;
+  }
+  if (wham_test::reduced() && batch > 3) return;
+  // Both variants, alternating with the parameter type (the host reference's cost).
+  const bool with_pairs = double_params;
+  const auto variant = with_pairs ? wham::iqp_variant::iqp : wham::iqp_variant::iqp_z;
+  CAPTURE(n, batch, double_params, with_pairs, wham_test::seed());
+
+  const std::int64_t per = wham::iqp_num_params(n, variant);
+  auto gen = wham_test::rng(0x1C0 + 100 * n + int(batch) + (double_params ? 1 : 0));
+  std::uniform_real_distribution<double> u(-3.2, 3.2);
+  std::vector<double> pd(std::size_t(per * batch));
+  for (auto& v : pd) v = u(gen);
+  std::vector<float> pf(pd.begin(), pd.end());
+  if (!double_params) {
+    for (std::size_t i = 0; i < pd.size(); ++i) pd[i] = double(pf[i]);
+  }
+
+  const std::size_t N = std::size_t(1) << n;
+  const auto scale = wht::real_t<Out>(std::ldexp(1.0, -n));
+  wham_test::device_buffer<Out> d_states(N * batch);
+  d_states.poison();
+  const wht::stored_output<Out, Out> output{d_states.data()};
+  if (double_params) {
+    wham_test::device_buffer<double> d_params(pd);
+    const wham::detail::iqp::phase_input<double, Out> input{d_params.data(), per, n, with_pairs,
+                                                            batch};
+    wht::launch_kronecker_resident<Out>(n, batch, input, output, scale, 0);
+    WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  } else {
+    wham_test::device_buffer<float> d_params(pf);
+    const wham::detail::iqp::phase_input<float, Out> input{d_params.data(), per, n, with_pairs,
+                                                           batch};
+    wht::launch_kronecker_resident<Out>(n, batch, input, output, scale, 0);
+    WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  }
+  const auto got = d_states.download();
+  for (std::int64_t b = 0; b < batch; ++b) {
+    CAPTURE(b);
+    const auto ref = fast_iqp_state(pd.data() + b * per, n, with_pairs);
+    REQUIRE(wham_test::relative_error(got.data() + b * N, ref.data(), N) <= tolerance<Out>());
+  }
+}
+
+TEST_CASE("the kronecker resident schedule rejects rows it is not compiled for",
+          "[iqp][kronecker][gpu]") {
+  using Out = cuda::std::complex<double>;
+  namespace wht = wham::detail::wht;
+  wham_test::device_buffer<Out> d_states(std::size_t(1) << 18);
+  const wht::stored_output<Out, Out> output{d_states.data()};
+  wham_test::device_buffer<double> d_params(std::vector<double>(200, 0.5));
+  const wham::detail::iqp::phase_input<double, Out> input{d_params.data(), 18 * 19 / 2, 18, true,
+                                                          1};
+  REQUIRE_THROWS_AS(wht::launch_kronecker_resident<Out>(18, 1, input, output, 1.0, 0),
+                    wham::error);
+  if (wht::kronecker_resident_serves<Out, Out>(16)) {
+    REQUIRE_THROWS_AS(wht::launch_kronecker_resident<Out>(16, 0, input, output, 1.0, 0),
+                      wham::error);
+  }
+}

@@ -251,13 +251,14 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[
   }
 }
 
-// A register cap of 128 (minimum blocks per SM: 512 threads' worth): with no
-// minimum, ptxas capped the small-n complex128 IQP kernels at 80 registers and
-// spilled (n = 4: 128 bytes); at 128 they take 122 and do not.
+/// The fused schedule for the segments of block `block` (fused_shape's segments_per_block
+/// of them, consecutive), `smem_raw` its dynamic shared memory: the body of fused_kernel,
+/// and of kernels that run it over several blocks' worth of segments in turn.
 template <class V, int LogN, class Input, class Output>
-__global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
-    fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
-                 unsigned tables_offset) {
+__device__ __forceinline__ void fused_block(const Input& input, const Output& output,
+                                            std::int64_t block, std::int64_t num_segments,
+                                            real_t<V> scale, unsigned tables_offset,
+                                            unsigned char* smem_raw) {
   using shape = fused_shape<V, LogN>;
   constexpr int N = shape::n;
   constexpr int E = shape::items;
@@ -267,11 +268,10 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
   const int t = static_cast<int>(threadIdx.x) % TPS;
   const int s_local = static_cast<int>(threadIdx.x) / TPS;
   const int segments_here = static_cast<int>(blockDim.x) / TPS;
-  const std::int64_t segment = std::int64_t(blockIdx.x) * segments_here + s_local;
+  const std::int64_t segment = block * segments_here + s_local;
   const bool active = segment < num_segments;
   const std::int64_t g_seg = segment * N;
 
-  extern __shared__ __align__(16) unsigned char smem_raw[];
   V v[E];
   unsigned char* table = nullptr;
   if constexpr (has_warp_tables_v<Input>) {
@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
       // warp-local vs block-wide): float log_n = 6: 0.68 vs 0.90, double 5: 0.72 vs
       // 0.94, float 7-9: 0.75-0.77 vs 0.74; IQP unchanged.
       __syncthreads();
-      const std::int64_t first = std::int64_t(blockIdx.x) * segments_here;
+      const std::int64_t first = block * segments_here;
       const std::int64_t g_block = first * N;
       const int threads = static_cast<int>(blockDim.x);
 #pragma unroll
@@ -324,6 +324,18 @@ __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, 
   } else {
     if (active) output.template store<E>(g_seg, v, scale);
   }
+}
+
+// A register cap of 128 (minimum blocks per SM: 512 threads' worth): with no
+// minimum, ptxas capped the small-n complex128 IQP kernels at 80 registers and
+// spilled (n = 4: 128 bytes); at 128 they take 122 and do not.
+template <class V, int LogN, class Input, class Output>
+__global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
+    fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
+                 unsigned tables_offset) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  fused_block<V, LogN>(input, output, std::int64_t(blockIdx.x), num_segments, scale,
+                       tables_offset, smem_raw);
 }
 
 /// Largest segment the fused schedule serves for V on the current device.

@@ -24,6 +24,9 @@
 /// reads what the previous one just wrote while it is still in L2. Measured on the
 /// H200 it lost to one launch per stage over the whole batch (kronecker_config), so
 /// it is off by default and kept as a knob for other devices and for the benchmark.
+/// The resident schedule (launch_kronecker_resident, below) gets that L2 reuse without
+/// launch boundaries for two-stage rows of 2^16 and 2^17: one cluster a row runs both
+/// stages with a cluster barrier between them.
 ///
 /// The output policy must expose the buffer as `out` (stored_output<Out, V>).
 #pragma once
@@ -34,6 +37,7 @@
 #include <wham/error.hpp>
 #include <wham/reference/kronecker.hpp>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -155,9 +159,12 @@ __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E],
   }
 }
 
+/// One tile of a strided stage by the block's first strided_kernel_shape::threads
+/// threads (`smem_raw`: its smem_bytes of shared memory): the body of strided_kernel,
+/// and of kernels that run several tiles in turn.
 template <class T, int LogH>
-__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
-    strided_kernel(T* data, int bit, real_t<T> scale) {
+__device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
+                                             std::int64_t tile_index, unsigned char* smem_raw) {
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int E = shape::E;
   constexpr int C = shape::C;
@@ -165,14 +172,13 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
   const int c = static_cast<int>(threadIdx.x) % C;
   const int p = static_cast<int>(threadIdx.x) / C;
   const std::int64_t stride = std::int64_t(1) << bit;
-  T* gbase = data + kron::tile_base(bit, LogH, shape::log_c, blockIdx.x) + c;
+  T* gbase = data + kron::tile_base(bit, LogH, shape::log_c, tile_index) + c;
 
   T v[E];
 #pragma unroll
   for (int j = 0; j < E; ++j) v[j] = gbase[std::int64_t(p | (j << B0)) * stride];
   register_butterflies<shape::log_e>(v);
   if constexpr (B0 > 0) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
 #pragma unroll
     for (int j = 0; j < E; ++j) tile[(p | (j << B0)) * C + c] = v[j];
@@ -182,6 +188,13 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
 #pragma unroll
     for (int j = 0; j < E; ++j) gbase[std::int64_t(j) * stride] = v[j] * scale;
   }
+}
+
+template <class T, int LogH>
+__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
+    strided_kernel(T* data, int bit, real_t<T> scale) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  strided_tile<T, LogH>(data, bit, scale, std::int64_t(blockIdx.x), smem_raw);
 }
 
 /// Most row bits a strided stage takes on this device: the largest log_h whose
@@ -347,6 +360,147 @@ template <class V, class Input, class Output>
 inline void launch_kronecker(int log_n, std::int64_t batch, Input input, Output output,
                              real_t<V> scale, cudaStream_t stream) {
   launch_kronecker_config<V>(log_n, batch, input, output, scale, stream, kronecker_config{});
+}
+
+// ---- the resident schedule (sm_90 and later) ---------------------------------
+// Two stages in one kernel: a cluster of K blocks per row runs stage 0 over the row's
+// segments, waits at a cluster barrier, then runs the strided stage over the row's
+// tiles, so that the second stage reads what the first wrote a few microseconds before,
+// from L2, and the launch boundary between the stages (the last wave of one, the first
+// of the next) disappears. Both stages run in blocks of resident_threads threads, so
+// only (Lo, Hi) pairs whose two shapes have that many threads are compiled.
+//
+// What it buys is modest: the L2 does not move data much faster than the DRAM here.
+// H200, 2026-12-02, IQP, Lo = 12, back to back, fraction of the write floor, two
+// launches vs resident K = 8 (K = 16): complex128 n = 16 512 MiB 0.24 vs 0.30 (0.27),
+// batch 64 73 vs 62.5 us (64.7); n = 17 512 MiB 0.24 vs 0.26 (0.25), batch 64 136 vs
+// 138 us (133); complex64 n = 17 512 MiB 0.23 vs 0.28 (0.25), batch 64 74 vs 68 us
+// (71); n = 18 512 MiB 0.23 vs 0.25 (0.25), batch 64 136 vs 146 us (128). It loses at
+// small batch (complex128 n = 16, batch 1: 11.1 vs 16.6 us; batch 8: 12.9 vs 17.1),
+// where K blocks a row leave most SMs idle. Whole rows on chip (clusters of 8 or 16
+// blocks exchanging through distributed shared memory) did no better at n = 16
+// (complex128: 0.21-0.23 of the write floor at 512 MiB).
+
+inline constexpr int resident_threads = 256;
+
+/// Whether stage 0 over segments of 2^Lo (computed in V) and a strided stage of Hi
+/// bits over Out share the resident block shape.
+template <class V, class Out, int Lo, int Hi>
+inline constexpr bool resident_shapes_match =
+    fused_shape<V, Lo>::threads == resident_threads &&
+    strided_kernel_shape<Out, Hi>::threads == resident_threads;
+
+template <class V, int Lo, int Hi, int K, class Input, class Output>
+__global__ void __launch_bounds__(resident_threads, 2)
+    kronecker_resident_kernel(Input input, Output output, real_t<V> scale,
+                              unsigned tables_offset, std::int64_t rows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
+  using stage0 = fused_shape<V, Lo>;
+  using stage1 = strided_kernel_shape<Out, Hi>;
+  static_assert(resident_shapes_match<V, Out, Lo, Hi>, "one block shape for both stages");
+  constexpr std::int64_t stage0_blocks = (std::int64_t(1) << Hi) / stage0::segments_per_block;
+  constexpr std::int64_t tiles = (std::int64_t(1) << (Lo + Hi)) / std::int64_t(stage1::tile_elems);
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int rank = static_cast<int>(cluster.block_rank());
+  const std::int64_t row = std::int64_t(blockIdx.x) / K;
+  for (std::int64_t b = rank; b < stage0_blocks; b += K) {
+    fused_block<V, Lo>(input, output, row * stage0_blocks + b, rows << Hi, real_t<V>(1),
+                       tables_offset, smem_raw);
+    __syncthreads();  // the next segment reuses the shared memory
+  }
+  // Release / acquire at cluster scope: the row's stage-0 stores are visible below.
+  cluster.sync();
+  for (std::int64_t t = rank; t < tiles; t += K) {
+    strided_tile<Out, Hi>(output.out, Lo, static_cast<real_t<Out>>(scale), row * tiles + t,
+                          smem_raw);
+    __syncthreads();
+  }
+#endif
+}
+
+template <class V, int Lo, int Hi, int K, class Input, class Output>
+inline void launch_kronecker_resident_n(std::int64_t rows, Input input, Output output,
+                                        real_t<V> scale, cudaStream_t stream) {
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
+  using stage0 = fused_shape<V, Lo>;
+  using stage1 = strided_kernel_shape<Out, Hi>;
+  if (rows > 0x7fffffff / K) {
+    throw_invalid_argument("kronecker path (resident schedule)", "rows", rows,
+                           "at most (2^31 - 1) / " + std::to_string(K));
+  }
+  auto kernel = kronecker_resident_kernel<V, Lo, Hi, K, Input, Output>;
+  std::size_t smem = stage0::smem_bytes;
+  unsigned tables_offset = no_tables;
+  if constexpr (has_warp_tables_v<Input>) {
+    const std::size_t tables =
+        input.template table_bytes<stage0::items>(stage0::segments_per_block * stage0::n);
+    if (tables != 0) {
+      tables_offset = static_cast<unsigned>((smem + 15) & ~std::size_t(15));
+      smem = tables_offset + tables;
+    }
+  }
+  smem = std::max(smem, stage1::smem_bytes);
+  ensure_dynamic_smem(kernel, smem);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(rows * K));
+  config.blockDim = dim3(resident_threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = K;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, input, output, scale, tables_offset, rows));
+}
+
+/// Stage-0 bits of the resident schedule (kronecker_preferred_lo: the measured one).
+inline constexpr int resident_lo = 12;
+/// Blocks a row (cluster size) of the resident schedule (the portable maximum; see above).
+inline constexpr int resident_cluster = 8;
+
+/// Whether the resident schedule serves rows of 2^log_n (stage 0 in V, stored as Out)
+/// on this device; compiled for log_n = 16, 17 (complex128) and 17 (complex64) only,
+/// the rows where it was measured to pay.
+template <class V, class Out>
+inline bool kronecker_resident_serves(int log_n) {
+  if (current_device_limits().cc_major < 9 || fused_max_log_n<V>() < resident_lo) return false;
+  const int hi = log_n - resident_lo;
+  return (hi == 4 && sizeof(Out) >= 16 && resident_shapes_match<V, Out, resident_lo, 4>) ||
+         (hi == 5 && resident_shapes_match<V, Out, resident_lo, 5>);
+}
+
+/// Transforms `rows` rows of 2^log_n elements with the resident schedule (see
+/// kronecker_resident_serves): input from the policy, result times `scale` written
+/// through `output`, whose buffer is also the stage-0 intermediate (no allocation).
+template <class V, class Input, class Output>
+inline void launch_kronecker_resident(int log_n, std::int64_t rows, Input input, Output output,
+                                      real_t<V> scale, cudaStream_t stream) {
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
+  if (!kronecker_resident_serves<V, Out>(log_n)) {
+    throw_invalid_argument("kronecker path (resident schedule)", "log_n", log_n,
+                           "a row the resident schedule is compiled for on this device");
+  }
+  check_range("kronecker path (resident schedule)", "rows", rows, 1, INT64_MAX >> log_n);
+  constexpr int Lo = resident_lo;
+  constexpr int K = resident_cluster;
+  if constexpr (resident_shapes_match<V, Out, Lo, 4> && sizeof(Out) >= 16) {
+    if (log_n == Lo + 4) {
+      return launch_kronecker_resident_n<V, Lo, 4, K>(rows, input, output, scale, stream);
+    }
+  }
+  if constexpr (resident_shapes_match<V, Out, Lo, 5>) {
+    if (log_n == Lo + 5) {
+      return launch_kronecker_resident_n<V, Lo, 5, K>(rows, input, output, scale, stream);
+    }
+  }
+  throw_invalid_argument("kronecker path (resident schedule)", "log_n", log_n,
+                         "a row the resident schedule is compiled for");
 }
 
 }  // namespace wham::detail::wht
