@@ -329,10 +329,10 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
 // A register cap of 128 (minimum blocks per SM: 512 threads' worth): with no
 // minimum, ptxas capped the small-n complex128 IQP kernels at 80 registers and
 // spilled (n = 4: 128 bytes); at 128 they take 122 and do not. Tighter caps, for
-// more blocks an SM, spill and gain nothing or lose (H200, 2026-12-02, IQP 512 MiB, fraction of the
-// write floor, this cap vs one more block an SM: complex128 n = 10 0.62 vs 0.63 at 80
-// registers, 0.23 at 64; n = 12 0.56 vs 0.44 at 80; n = 13 0.39 vs 0.18 at 64;
-// complex64 n = 12 0.51 vs 0.44, n = 13 0.47 vs 0.40 at 80).
+// more blocks an SM, spill and gain nothing or lose (H200, 2026-12-02, IQP 512 MiB,
+// fraction of the write floor, this cap vs one more block an SM: complex128 n = 10
+// 0.62 vs 0.63 at 80 registers, 0.23 at 64; n = 12 0.56 vs 0.44 at 80; n = 13 0.39 vs
+// 0.18 at 64; complex64 n = 12 0.51 vs 0.44, n = 13 0.47 vs 0.40 at 80).
 template <class V, int LogN, class Input, class Output>
 __global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
     fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
