@@ -24,13 +24,37 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace wham::detail::wht {
 
-/// Whether the current device launches thread block clusters (compute capability 9.0+).
-inline bool clusters_supported() { return current_device_limits().cc_major >= 9; }
+/// An empty kernel: its attributes tell which code the program carries for the device.
+template <int = 0>
+__global__ void arch_probe_kernel() {}
+
+/// Whether thread block clusters can run here: the device has compute capability 9.0+
+/// and the program's kernels were compiled for it. A build for sm_80 alone also runs
+/// on an H100 or H200 (its sm_80 code, or its PTX compiled by the driver), but the
+/// cluster kernels' bodies are empty below `__CUDA_ARCH__` 900, so the device's
+/// capability alone would pick schedules that write nothing. The PTX version the
+/// kernels were compiled from (not the SASS the driver loaded) is what decides, looked
+/// up once per device.
+inline bool clusters_supported() {
+  const device_limits& l = current_device_limits();
+  if (l.cc_major < 9) return false;
+  constexpr int max_devices = 64;
+  static std::array<int, max_devices> ptx_version{};
+  static std::array<std::once_flag, max_devices> once{};
+  std::call_once(once[l.device], [&l] {
+    cudaFuncAttributes a{};
+    WHAM_CUDA_TRY(cudaFuncGetAttributes(&a, arch_probe_kernel<0>));
+    ptx_version[l.device] = a.ptxVersion;
+  });
+  return ptx_version[l.device] >= 90;
+}
 
 template <class V, int LogS, int C, class Input, class Output>
 __global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
@@ -98,7 +122,8 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
                              cudaStream_t stream) {
   using shape = fused_shape<V, LogS>;
   if (!clusters_supported()) {
-    throw error("wham: the cluster schedule needs compute capability 9.0 or later");
+    throw error("wham: the cluster schedule needs compute capability 9.0 or later and code "
+                "compiled for it (sm_90 or later)");
   }
   if (rows > 0x7fffffff / C) {
     throw_invalid_argument("fwht", "rows (cluster schedule)", rows, "at most (2^31 - 1) / C");

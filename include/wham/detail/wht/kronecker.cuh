@@ -32,6 +32,7 @@
 #pragma once
 
 #include <wham/detail/device.cuh>
+#include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/error.hpp>
@@ -473,7 +474,7 @@ inline constexpr int resident_cluster = 8;
 /// the rows where it was measured to pay.
 template <class V, class Out>
 inline bool kronecker_resident_serves(int log_n) {
-  if (current_device_limits().cc_major < 9 || fused_max_log_n<V>() < resident_lo) return false;
+  if (!clusters_supported() || fused_max_log_n<V>() < resident_lo) return false;
   const int hi = log_n - resident_lo;
   return (hi == 4 && sizeof(Out) >= 16 && resident_shapes_match<V, Out, resident_lo, 4>) ||
          (hi == 5 && resident_shapes_match<V, Out, resident_lo, 5>);
