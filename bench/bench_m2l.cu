@@ -17,10 +17,19 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 namespace {
 
-enum bench_path { automatic = 0, thread = 1, warp = 2, direct = 3, materialised = 4, split = 5 };
+enum bench_path {
+  automatic = 0,
+  thread = 1,
+  warp = 2,
+  direct = 3,
+  materialised = 4,
+  split = 5,
+  tensor = 6
+};
 
 template <class T>
 __global__ void away_from_zero(T* d, std::int64_t n) {
@@ -48,6 +57,10 @@ void BM_m2l(benchmark::State& state) {
   if (path == split &&
       (p < wham::detail::m2l::split_min_order || p > wham::detail::m2l::split_max_order)) {
     state.SkipWithError("order outside the split schedule");
+    return;
+  }
+  if (path == tensor && !std::is_same_v<T, double>) {
+    state.SkipWithError("the tensor schedule is double only");
     return;
   }
   if (path == materialised &&
@@ -78,6 +91,7 @@ void BM_m2l(benchmark::State& state) {
       case thread: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::thread); break;
       case warp: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::warp); break;
       case split: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::split); break;
+      case tensor: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::tensor); break;
       case direct: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::direct); break;
       case materialised:
         wham::detail::m2l::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()),
@@ -120,8 +134,10 @@ void BM_m2l(benchmark::State& state) {
 template <class T>
 void m2l_args(benchmark::internal::Benchmark* b) {
   const int pmax = wham::m2l_max_order<T>();
-  for (int path : {automatic, thread, split, warp}) {
+  for (int path : {automatic, thread, split, warp, tensor}) {
+    if (path == tensor && !std::is_same_v<T, double>) continue;
     for (int p = 0; p <= pmax; ++p) {
+      if (path == tensor && p < 8) continue;  // far behind the thread schedule there
       if (path == thread && p > wham::detail::m2l::thread_max_order) continue;
       if (path == split &&
           (p < wham::detail::m2l::split_min_order || p > wham::detail::m2l::split_max_order)) {

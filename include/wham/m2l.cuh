@@ -33,8 +33,9 @@
 /// powers by complex multiplication), translates along z with one Hankel block per
 /// m, and rotates back, all on chip: O(p^3) per pair, no workspace. Schedules by
 /// order (detail/m2l/fused.cuh): one thread a pair to p = 6 (double) / 8 (float),
-/// one lane a pair with its degrees split over a block's warps to p = 12, one warp
-/// a pair above.
+/// one lane a pair with its degrees split over a block's warps to p = 12, and above:
+/// in double, FP64 tensor-core products on tiles of four pairs from p = 13
+/// (detail/m2l/tensor.cuh, sm_80+), in float one warp a pair.
 ///
 /// \code
 ///   // d_M, d_L: n * 36 cuda::std::complex<double>; d_delta: n * 3 double (p = 5)
@@ -47,6 +48,7 @@
 
 #include <wham/detail/m2l/baselines.cuh>
 #include <wham/detail/m2l/fused.cuh>
+#include <wham/detail/m2l/tensor.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -65,6 +67,7 @@ enum class m2l_path {
   thread,     ///< fused, one thread per pair, coefficients in registers or shared memory (p <= 12)
   warp,       ///< fused, one warp per pair (any order)
   split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
+  tensor,     ///< fused, FP64 tensor-core products on tiles of four pairs (double only, any order)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
 };
 
@@ -117,8 +120,9 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   auto* L = reinterpret_cast<cpx<T>*>(locals);
   if (path == m2l_path::automatic) {
     path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread
-           : p <= detail::m2l::split_max_order                ? m2l_path::split
-                                                               : m2l_path::warp;
+           : std::is_same_v<T, double> && p >= detail::m2l::tensor_min_order ? m2l_path::tensor
+           : p <= detail::m2l::split_max_order                                ? m2l_path::split
+                                                                              : m2l_path::warp;
   }
   switch (path) {
     case m2l_path::thread:
@@ -140,6 +144,14 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
       break;
     case m2l_path::warp:
       detail::m2l::launch_warp<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case m2l_path::tensor:
+      if constexpr (std::is_same_v<T, double>) {
+        detail::m2l::launch_tensor(p, detail::m2l::tensor_stream{M, deltas, L, num_pairs}, stream);
+      } else {
+        detail::throw_invalid_argument("m2l", "path", "m2l_path::tensor",
+                                       "a path other than tensor for float (FP64 tensor cores)");
+      }
       break;
     case m2l_path::direct:
       detail::m2l::launch_direct<T>(p, M, deltas, L, num_pairs, stream);

@@ -20,13 +20,14 @@ namespace ref = wham::reference;
 
 namespace {
 
-enum class path_kind { thread, split, warp, direct, materialised };
+enum class path_kind { thread, split, warp, tensor, direct, materialised };
 
 const char* name(path_kind k) {
   switch (k) {
     case path_kind::thread: return "thread";
     case path_kind::split: return "split";
     case path_kind::warp: return "warp";
+    case path_kind::tensor: return "tensor";
     case path_kind::direct: return "direct";
     default: return "materialised";
   }
@@ -93,6 +94,7 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
     case path_kind::thread: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread); break;
     case path_kind::split: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::split); break;
     case path_kind::warp: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp); break;
+    case path_kind::tensor: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::tensor); break;
     case path_kind::direct: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct); break;
     case path_kind::materialised: {
       wham_test::device_buffer<unsigned char> work(
@@ -106,11 +108,13 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
   }
 }
 
-/// Whether the explicit path serves order p.
+/// Whether the explicit path serves order p in T.
+template <class T>
 bool serves(path_kind k, int p) {
   using namespace wham::detail::m2l;
   if (k == path_kind::thread) return p <= thread_max_order;
   if (k == path_kind::split) return p >= split_min_order && p <= split_max_order;
+  if (k == path_kind::tensor) return std::is_same_v<T, double>;
   return true;
 }
 
@@ -123,20 +127,27 @@ bool print_errors() {
 
 TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", float, double) {
   using T = TestType;
-  // 7 and 10: orders where the split schedule's degree partition differs (G = 4)
-  const int p = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 16, 20);
+  // 7 and 10: orders where the split schedule's degree partition differs (G = 4); 13, 15,
+  // 16: where automatic takes the tensor schedule, and its last one-tile and first
+  // two-tile degrees
+  const int p = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 10, 12, 13, 15, 16, 20);
   const std::int64_t n = GENERATE(1, 7, 1000, 100000);
   const path_kind k = GENERATE(path_kind::thread, path_kind::split, path_kind::warp,
-                               path_kind::direct, path_kind::materialised);
+                               path_kind::tensor, path_kind::direct, path_kind::materialised);
   if (p > wham::m2l_max_order<T>()) return;
-  if (!serves(k, p)) return;
+  if (!serves<T>(k, p)) return;
   const std::size_t C = std::size_t(p + 1) * (p + 1);
   // the materialised baseline's workspace: at most 2 GB here
   if (k == path_kind::materialised &&
       wham::detail::m2l::materialised_workspace_bytes<T>(p, n) > (std::size_t(2) << 30)) {
     return;
   }
-  if (wham_test::reduced() && (n > 1000 || p > 12 || (p > 5 && n > 7))) return;
+  // reduced (sanitizer) runs: small batches; beyond p = 12 the tensor schedule alone (its
+  // two-tile degrees start at 16), on 7 pairs
+  if (wham_test::reduced() &&
+      (n > 1000 || (p > 5 && n > 7) || (p > 12 && !(k == path_kind::tensor && n <= 7)))) {
+    return;
+  }
   const auto& in = make_inputs<T>(p, n);
   CAPTURE(p, n, name(k), wham_test::seed());
 
@@ -179,10 +190,10 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
 
 TEMPLATE_TEST_CASE("m2l: zero and non-finite displacements", "[m2l][gpu]", float, double) {
   using T = TestType;
-  const int p = GENERATE(0, 1, 4, 8, 12);
-  const path_kind k =
-      GENERATE(path_kind::thread, path_kind::split, path_kind::warp, path_kind::direct);
-  if (!serves(k, p)) return;
+  const int p = GENERATE(0, 1, 4, 8, 12, 16);
+  const path_kind k = GENERATE(path_kind::thread, path_kind::split, path_kind::warp,
+                               path_kind::tensor, path_kind::direct);
+  if (p > wham::m2l_max_order<T>() || !serves<T>(k, p)) return;
   CAPTURE(p, name(k), wham_test::seed());
   const std::int64_t n = 6;
   const std::size_t C = std::size_t(p + 1) * (p + 1);
@@ -243,6 +254,9 @@ TEST_CASE("m2l: argument checks", "[m2l][gpu]") {
   wham_test::device_buffer<cuda::std::complex<float>> Mf(289), Lf(289);
   wham_test::device_buffer<float> df(3);
   CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 17, 1), wham::error);
+  // FP64 tensor cores: double only
+  CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 16, 1, 0, wham::m2l_path::tensor),
+                  wham::error);
   CHECK_NOTHROW(m2l(Mf.data(), df.data(), Lf.data(), 16, 0));  // empty: nothing enqueued
   try {
     m2l(M.data(), d.data(), L.data(), 21, 4);
