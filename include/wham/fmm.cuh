@@ -58,7 +58,9 @@
 /// their crossovers are wham::m2l's (detail/m2l/fused.cuh): one thread a pair to
 /// p = 6 (double) / 8 (float), one lane a pair with its degrees over a block's warps
 /// to p = 12 (2 warps to p = 10, 4 above: detail/fmm/accumulate.cuh), one warp a pair
-/// above.
+/// above; in double from p = 13 the atomic method runs the tensor-core schedule
+/// (detail/m2l/tensor.cuh: four pairs a warp, each run of equal targets among them
+/// summed before its atomics), the deterministic one the warp schedule.
 /// A zero or non-finite displacement is the caller's error: that pair's target gets
 /// non-finite values (as wham::m2l), no other target is affected.
 ///

@@ -39,6 +39,7 @@
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/fused.cuh>
+#include <wham/detail/m2l/tensor.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -571,14 +572,77 @@ void launch_warp(const pair_list<T>& l, int p, bool deterministic, cudaStream_t 
   WHAM_CHECK_LAUNCH("fmm accumulate_warp_kernel");
 }
 
-/// Which schedule and method run one call.
-enum class schedule { thread, split, warp };
+// ---- tensor schedule (double, high orders, atomic method) ----------------------------
 
-/// The pair-streaming form's choice (detail/m2l/fused.cuh's tuning table): the tile
-/// kernels do the same translation between the same gather and flush.
+/// The accumulate form's pairs for the M2L tensor schedule (detail/m2l/tensor.cuh's
+/// Pairs policy): records gathered by src, displacements by the list's geometry, and
+/// each run of equal targets among a warp's four pairs summed in the warp, then added
+/// to locals[tgt] with one atomicAdd per real part and coefficient.
+struct tensor_list {
+  pair_list<double> l;
+  std::int64_t num_pairs;
+
+  __device__ __forceinline__ const cpx<double>* record(std::int64_t i, int C) const {
+    return l.multipoles + std::int64_t(l.src[i]) * C;
+  }
+  __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
+    const std::int32_t k = l.mode == geometry::classes ? l.cls[i] : 0;
+    pair_delta(l, i, l.src[i], l.tgt[i], k, x, y, z);
+  }
+  __device__ __forceinline__ void flush(const m2l::tensor_warp& w, std::int64_t first, int count,
+                                        int C) const {
+    constexpr int NP = m2l::tensor_pairs;
+    const int lane = threadIdx.x & 31;
+    const int q = (lane >> 3) & 3;  // the pair whose coefficients this lane adds
+    std::int32_t t[NP];
+#pragma unroll
+    for (int u = 0; u < NP; ++u) t[u] = u < count ? l.tgt[first + u] : -1;
+    std::int32_t tq = -1, tprev = -1;
+#pragma unroll
+    for (int u = 0; u < NP; ++u) {
+      if (u == q) tq = t[u];
+      if (u + 1 == q) tprev = t[u];
+    }
+    // q starts a run of equal targets: it adds the run (its later pairs add nothing)
+    unsigned run = 0;
+    if (q < count && (q == 0 || tprev != tq)) {
+      bool open = true;
+#pragma unroll
+      for (int u = 0; u < NP; ++u) {
+        if (u >= q && open) {
+          if (u < count && t[u] == tq) {
+            run |= 1u << u;
+          } else {
+            open = false;
+          }
+        }
+      }
+    }
+    if (run == 0) return;
+    for (int j = lane; j < m2l::tensor_tiles(C, 8) * 8 * NP; j += 32) {
+      const int idx = (j >> 5) * 8 + (j & 7);
+      if (idx >= C) continue;
+      cpx<double> sum{0.0, 0.0};
+#pragma unroll
+      for (int u = 0; u < NP; ++u) {
+        if (run & (1u << u)) sum = sum + m2l::tensor_at(w.rec, idx, u);
+      }
+      add_atomic(l.locals, std::int64_t(tq) * C + idx, sum);
+    }
+  }
+};
+
+/// Which schedule and method run one call.
+enum class schedule { thread, split, warp, tensor };
+
+/// The pair-streaming form's choice (detail/m2l/fused.cuh's and tensor.cuh's tuning
+/// tables): the tile kernels do the same translation between the same gather and
+/// flush. The tensor schedule takes the atomic method only (the deterministic one
+/// runs the warp schedule there).
 template <class T>
 inline schedule pick_schedule(int p) {
   if (p <= m2l::automatic_thread_max_order<T>()) return schedule::thread;
+  if (std::is_same_v<T, double> && p >= m2l::tensor_min_order) return schedule::tensor;
   return p <= m2l::split_max_order ? schedule::split : schedule::warp;
 }
 
@@ -587,6 +651,15 @@ template <class T>
 void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, schedule sched,
                        cudaStream_t stream) {
   if (l.num_pairs == 0) return;
+  if (sched == schedule::tensor) {
+    if constexpr (std::is_same_v<T, double>) {
+      if (!deterministic) {
+        m2l::launch_tensor(p, tensor_list{l, l.num_pairs}, stream);
+        return;
+      }
+    }
+    sched = schedule::warp;
+  }
   if (sched == schedule::warp) {
     launch_warp<T>(l, p, deterministic, stream);
     return;
