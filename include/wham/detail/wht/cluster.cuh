@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -54,6 +55,27 @@ inline bool clusters_supported() {
     ptx_version[l.device] = a.ptxVersion;
   });
   return ptx_version[l.device] >= 90;
+}
+
+/// Launches `kernel` on `stream` as clusters of `cluster` blocks along x: `blocks`
+/// blocks (a multiple of `cluster`) of `threads` threads and `smem` bytes of dynamic
+/// shared memory. The one place wham builds a cluster launch.
+template <class Kernel, class... Args>
+inline void launch_clusters(Kernel kernel, std::int64_t blocks, int threads, int cluster,
+                            std::size_t smem, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
 template <class V, int LogS, int C, class Input, class Output>
@@ -139,19 +161,8 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
     }
   }
   ensure_dynamic_smem(kernel, smem);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(rows * C));
-  config.blockDim = dim3(shape::threads_per_segment);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = C;
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, input, output, scale, tables_offset));
+  launch_clusters(kernel, rows * C, shape::threads_per_segment, C, smem, stream, input, output,
+                  scale, tables_offset);
 }
 
 /// Largest segment one block holds compiled per element size (2^15 float, 2^14

@@ -449,19 +449,8 @@ inline void launch_kronecker_resident_n(std::int64_t rows, Input input, Output o
   }
   smem = std::max(smem, stage1::smem_bytes);
   ensure_dynamic_smem(kernel, smem);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(rows * K));
-  config.blockDim = dim3(resident_threads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = K;
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, input, output, scale, tables_offset, rows));
+  launch_clusters(kernel, rows * K, resident_threads, K, smem, stream, input, output, scale,
+                  tables_offset, rows);
 }
 
 /// Stage-0 bits of the resident schedule (kronecker_preferred_lo: the measured one).
