@@ -213,7 +213,8 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   const method how = GENERATE(method::automatic, method::atomic, method::deterministic);
   if (p > wham::m2l_max_order<T>()) return;
   if (kind == 2 && how == method::deterministic) return;  // needs grouped targets
-  // Sanitizer runs: p = 2 thread; p = 8 split (double) or thread (float); p = 16 warp.
+  // Sanitizer runs: p = 2 thread; p = 8 split (double) or thread (float); p = 16 tensor
+  // (double, atomic) or warp.
   if (wham_test::reduced() && (kind == 1 || how == method::automatic ||
                                (p != 2 && p != 8 && p != 16))) {
     return;

@@ -3,6 +3,8 @@
 // every order the fused kernels serve, in double and float.
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/class_operator.cuh>
+#include <wham/detail/m2l/fused.cuh>
+#include <wham/detail/m2l/tensor.cuh>
 #include <wham/reference/m2l.hpp>
 
 #include "catch.hpp"
@@ -289,4 +291,70 @@ TEST_CASE("m2l class operator: the folded table by parity equals its definition"
       CHECK(worst <= 1e-11 * scale);
     }
   }
+}
+
+namespace {
+const m2l::tensor_frag_table& tensor_fragments() {
+  static const m2l::tensor_frag_table table = m2l::make_tensor_frag_table();  // 258 KB
+  return table;
+}
+}  // namespace
+
+TEST_CASE("m2l tensor schedule: its fragments and folded-split order reproduce every swap",
+          "[m2l][blocks]") {
+  // The table the kernel reads (built here on the host by the same constexpr function),
+  // applied as mma.m8n8k4 reads it (A: row lane / 4, column lane % 4), to the folded-split
+  // input the kernel keeps, against blocks.cuh's swap. Operand rows past a block hold
+  // 1e300: a nonzero fragment entry there would show.
+  auto gen = wham_test::rng(4242);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  using C = m2l::cpx<double>;
+  m2l::static_for_host<0, m2l::max_table_order + 1>([&](auto Lc) {
+    constexpr int L = decltype(Lc)::value;
+    const m2l::tensor_frag_table& table = tensor_fragments();
+    for (int tr = 0; tr < 2; ++tr) {
+      CAPTURE(L, tr);
+      C x[2 * L + 1], want[2 * L + 1];
+      for (int i = 0; i < 2 * L + 1; ++i) want[i] = x[i] = {u(gen), u(gen)};
+      if (tr) {
+        m2l::swap_inplace<L, true>(want);
+      } else {
+        m2l::swap_inplace<L, false>(want);
+      }
+      std::vector<C> in(2 * L + 1 + 16, C{1e300, 1e300});
+      for (int m = 0; m <= L; ++m) {
+        in[m2l::tensor_pos_s(L, m)] = m > 0 ? x[L + m] + x[L - m] : x[L];
+        if (m > 0) in[m2l::tensor_pos_d(L, m)] = x[L + m] - x[L - m];
+      }
+      const int row0[4] = {0, m2l::tensor_k_even(L), L + 1, L + 1 + m2l::tensor_k_deven(L)};
+      C acc[4][16] = {};
+      for (int blk = 0; blk < 4; ++blk) {
+        for (int mt = 0; mt < m2l::tensor_mt; ++mt) {
+          for (int kt = 0; kt < m2l::tensor_kt; ++kt) {
+            for (int lane = 0; lane < 32; ++lane) {
+              const double a = table.a[tr][L][blk][mt][kt][lane];
+              if (a == 0.0) continue;
+              const int i = mt * 8 + lane / 4, k = kt * 4 + lane % 4;
+              acc[blk][i] = m2l::fma(a, in[row0[blk] + k], acc[blk][i]);
+            }
+          }
+        }
+      }
+      std::vector<std::complex<double>> got(2 * L + 1), ref(2 * L + 1);
+      for (int c = 0; c < 2; ++c) {
+        const int rows = c ? m2l::tensor_rows_o(L) : m2l::tensor_rows_e(L);
+        for (int i = 0; i < rows; ++i) {
+          const int m = 2 * i + (c ? 1 - (L & 1) : (L & 1));
+          const C E = acc[2 * c][i], O = acc[2 * c + 1][i];
+          const C yp = E + O, yn = (L & 1) ? O - E : E - O;
+          got[L + m] = {yp.re, yp.im};
+          if (m > 0) got[L - m] = {yn.re, yn.im};
+        }
+      }
+      for (int i = 0; i < 2 * L + 1; ++i) ref[i] = {want[i].re, want[i].im};
+      const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
+      CAPTURE(err);
+      REQUIRE(err <= 1e-14);
+    }
+  });
 }

@@ -150,10 +150,10 @@ struct tensor_warp {
 };
 
 /// Position of S_k / D_k (k >= 1 for D) in a folded-split slice of degree L.
-__device__ __forceinline__ int tensor_pos_s(int L, int k) {
+__host__ __device__ __forceinline__ int tensor_pos_s(int L, int k) {
   return (k & 1) ? tensor_k_even(L) + (k >> 1) : (k >> 1);
 }
-__device__ __forceinline__ int tensor_pos_d(int L, int k) {
+__host__ __device__ __forceinline__ int tensor_pos_d(int L, int k) {
   return L + 1 + ((k & 1) ? tensor_k_even(L) - 1 + (k >> 1) : (k >> 1) - 1);
 }
 
