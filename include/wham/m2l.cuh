@@ -21,7 +21,9 @@
 ///
 /// Measured on an H200 (double, 100k pairs, bench/bench_m2l.cu, 2026-11-30): p = 2,
 /// 3, 4, 5, 6 in 13.0, 21.8, 32.4, 45.0, 58.5 us (0.85-0.91 of a plain copy of the
-/// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms; p = 20 4.4 ms.
+/// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms. The tensor
+/// schedule (double, 2026-12-02): p = 13, 16, 20 in 0.75, 1.18, 2.16 ms (the warp
+/// schedule before it: 1.19, 1.93, 4.39 ms).
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out

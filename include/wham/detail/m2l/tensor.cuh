@@ -500,8 +500,11 @@ void launch_tensor_variant(int p, const Pairs& pairs, cudaStream_t stream) {
 }
 
 // ---- tuning (H200, sm_90; the probe's figures in the file comment) -------------------
-/// Lowest order `automatic` runs the tensor schedule at (double): p = 12 643 us against
-/// the split schedule's 681 (within run-to-run noise), p = 14 864 against 1285.
+/// Lowest order `automatic` runs the tensor schedule at (double). bench_m2l, 1e5 pairs,
+/// 2026-12-02: p = 12 646 us against the split schedule's 687 (inside the split
+/// schedule's run-to-run range, 619-677 us in session 3: left to split); p = 13, 14, 15,
+/// 16, 18, 20 751, 871, 968, 1181, 1697, 2159 us against the warp schedule's 1194, 1283,
+/// 1688, 1933, 2626, 4386.
 inline constexpr int tensor_min_order = 13;
 /// Registers: capped for 20 warps an SM (96 registers, 612 bytes of spills) up to order
 /// 15, uncapped (202 registers) above: p = 12, 14 643, 864 us capped against 813, 973;
