@@ -69,8 +69,8 @@ enum class m2l_path {
   thread,     ///< fused, one thread per pair, coefficients in registers or shared memory (p <= 12)
   warp,       ///< fused, one warp per pair (any order)
   split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
-  tensor,     ///< fused, FP64 tensor-core products on tiles of four pairs (double only, any order)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
+  tensor,     ///< fused, FP64 tensor-core products on tiles of four pairs (double only, any order)
 };
 
 /// Highest order wham::m2l serves for T.
