@@ -38,7 +38,9 @@
 ///                           extra table rebuilds cost more than the cache saves). Runs
 ///                           from p = 9 (double) / 10 (float) to 16, where it is
 ///                           measured faster; other orders run m2l_accumulate_classes'
-///                           schedules (atomic).
+///                           schedules (atomic). In double from p = 13 the operator is
+///                           applied on the FP64 tensor cores (mma.m8n8k4, four pairs
+///                           a tile; detail/m2l/class_tensor.cuh).
 ///
 /// Accumulation (m2l_accumulate_method):
 ///   atomic         any pair order. Each block sums the pairs of its tile that share a

@@ -268,15 +268,12 @@ test_list by_class(const test_list& t) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gpu]", float,
-                   double) {
-  using T = TestType;
+/// The grouped class form on a level-3 uniform list grouped by class (kind 0), a random
+/// list grouped by class (1) or shuffled (2), against the host reference; `run(dM, dL, d,
+/// h)` launches it.
+template <class T, class Run>
+void check_class_groups(int p, int kind, Run&& run) {
   using cT = cuda::std::complex<T>;
-  // 9: the grouped schedule's first order in double; 10: its six-warp exception
-  const int p = GENERATE(0, 1, 2, 4, 7, 8, 9, 10, 12, 16, 20);
-  const int kind = GENERATE(0, 1, 2);  // uniform level 3 by class; random by class; shuffled
-  if (p > wham::m2l_max_order<T>()) return;
-  if (wham_test::reduced() && (kind == 1 || (p != 2 && p != 9 && p != 10 && p != 16))) return;
   CAPTURE(p, kind, wham_test::seed());
   auto gen = wham_test::rng(7400 + 100 * p + kind);
   test_list h = kind == 0 ? by_class(uniform_list(3))
@@ -296,15 +293,67 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
   const auto expected = reference_sum<T>(form::classes, p, h, M, L0);
   device_list<T> d(h);
   wham_test::device_buffer<cT> dM(M), dL(L0);
-  wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), d.class_deltas.data(),
-                                    int(h.class_deltas.size() / 3), d.cls.data(), d.src.data(),
-                                    d.tgt.data(), h.size());
+  run(dM, dL, d, h);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = dL.download();
   const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
   CAPTURE(err);
   CHECK(err <= tolerance<T>(p));
   require_non_targets_unchanged(h, got, L0, C);
+}
+
+TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gpu]", float,
+                   double) {
+  using T = TestType;
+  // 9: the grouped schedule's first order in double; 10: its six-warp exception
+  const int p = GENERATE(0, 1, 2, 4, 7, 8, 9, 10, 12, 16, 20);
+  const int kind = GENERATE(0, 1, 2);  // uniform level 3 by class; random by class; shuffled
+  if (p > wham::m2l_max_order<T>()) return;
+  if (wham_test::reduced() && (kind == 1 || (p != 2 && p != 9 && p != 10 && p != 16))) return;
+  check_class_groups<T>(p, kind, [&](auto& dM, auto& dL, auto& d, const test_list& h) {
+    wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), d.class_deltas.data(),
+                                      int(h.class_deltas.size() / 3), d.cls.data(), d.src.data(),
+                                      d.tgt.data(), h.size());
+  });
+}
+
+/// The grouped schedules by name at every order they are compiled for (the public call
+/// above runs them from class_group_from_order only): tensor (double) and scalar.
+TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every order",
+                   "[fmm][gpu]", float, double) {
+  using T = TestType;
+  namespace f = wham::detail::fmm;
+  const int p = GENERATE(range(f::class_group_min_order, f::class_group_max_order<T>() + 1));
+  const int kind = GENERATE(0, 2);
+  const bool tensor = GENERATE(false, true);
+  if (tensor && !std::is_same_v<T, double>) return;
+  if (wham_test::reduced() && (kind != 2 || (p != 1 && p != 5 && p != 8 && p != 13 && p != 16))) {
+    return;
+  }
+  CAPTURE(tensor);
+  check_class_groups<T>(p, kind, [&](auto& dM, auto& dL, auto& d, const test_list& h) {
+    const f::pair_list<T> l{reinterpret_cast<const f::cpx<T>*>(dM.data()),
+                            reinterpret_cast<f::cpx<T>*>(dL.data()),
+                            d.src.data(),
+                            d.tgt.data(),
+                            d.cls.data(),
+                            d.class_deltas.data(),
+                            int(h.class_deltas.size() / 3),
+                            f::geometry::classes,
+                            h.size()};
+    wham::detail::m2l::static_for_host<f::class_group_min_order,
+                                       f::class_group_max_order<T>() + 1>([&](auto Pc) {
+      constexpr int P = decltype(Pc)::value;
+      if (P != p) return;
+      if constexpr (std::is_same_v<T, double>) {
+        if (tensor) {
+          f::launch_class_group_schedule<P, T, f::class_tensor_warps<P>(), true>(l, 0);
+          return;
+        }
+      }
+      f::launch_class_group_schedule<P, T>(l, 0);
+    });
+  });
 }
 
 TEMPLATE_TEST_CASE("m2l class groups form: spans and target tiles agree with the class form",

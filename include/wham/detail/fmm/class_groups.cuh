@@ -18,10 +18,18 @@
 ///
 /// Degrees go to warps by a longest-first greedy assignment on their cost (degree_cost);
 /// warps per block by order and type (class_group_warps).
+///
+/// In double from p = 13 (class_group_tensor_min_order) the runs go to the tensor schedule
+/// instead (detail/m2l/class_tensor.cuh): the same chunks, records and tables, but each
+/// tile of four pairs (eight real columns) belongs to one warp, which applies the whole
+/// operator to it as FP64 mma products (d_L Psi, the z products, Psi^* d_L^T)
+/// with no block barrier between the phases, and adds each value to its target with an
+/// atomic from the accumulator's lane: 1.25-1.35x the scalar schedule at p = 13-16.
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
 #include <wham/detail/m2l/class_operator.cuh>
+#include <wham/detail/m2l/class_tensor.cuh>
 
 namespace wham::detail::fmm {
 
@@ -67,22 +75,26 @@ constexpr int class_group_warps(int p) {
   return w < 2 ? 2 : w;
 }
 
-/// Shared-memory layout (bytes from the dynamic base), all offsets 16-aligned.
+/// Shared-memory layout (bytes from the dynamic base), all offsets 16-aligned. The tensor
+/// schedule (double) keeps its records at m2l::class_tensor_stride, has a padded factorial
+/// table (fz) and no stage.
 template <class T>
 struct group_layout {
-  std::size_t records, dm, folded, psi, ir, geo, idx, stage, total;
-  __host__ __device__ group_layout(int p, int warps) {
+  std::size_t records, dm, folded, psi, ir, geo, idx, fz, stage, total;
+  __host__ __device__ group_layout(int p, int warps, bool tensor = false) {
     auto up = [](std::size_t b) { return (b + 15) / 16 * 16; };
     const int C = (p + 1) * (p + 1);
+    const int stride = tensor ? m2l::class_tensor_stride : group_stride;
     records = 0;
-    dm = up(records + std::size_t(C) * group_stride * sizeof(cpx<T>));
+    dm = up(records + std::size_t(C) * stride * sizeof(cpx<T>));
     folded = up(dm + std::size_t(m2l::fold_offset(p + 1)) * sizeof(T));
     psi = up(folded + std::size_t(m2l::swap_offset(p + 1)) * sizeof(double));
     ir = up(psi + std::size_t(p + 1) * sizeof(cpx<T>));
     geo = up(ir + std::size_t(p + 2) * sizeof(T));
     idx = up(geo + std::size_t(p + 1) * sizeof(cpx<double>) + sizeof(m2l::class_geometry));
-    stage = up(idx + 3 * group_pairs * sizeof(std::int32_t));
-    total = up(stage + std::size_t(warps) * 2 * group_pairs * sizeof(cpx<T>));
+    fz = up(idx + 3 * group_pairs * sizeof(std::int32_t));
+    stage = up(fz + (tensor ? m2l::class_tensor_fact * sizeof(double) : 0));
+    total = up(stage + (tensor ? 0 : std::size_t(warps) * 2 * group_pairs * sizeof(cpx<T>)));
   }
 };
 
@@ -158,12 +170,41 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
   __syncthreads();
 }
 
-template <int P, class T, int WARPS>
-__global__ void __launch_bounds__(WARPS * 32)
+/// Tensor: the runs go through m2l::class_tensor_apply (double only, one warp a tile of
+/// four pairs: WARPS = group_pairs / 4), else the scalar degree schedule above.
+/// The tensor schedule's shape. H200, 16^3 level grouped by class, double, median us of
+/// an A/B probe (tensor / scalar grouped schedule in the same process, 2026-12-02):
+///  - uncapped, one warp a tile, the kernel takes 172-194 registers at every order: one
+///    block of 8 warps an SM: p = 8 1304, 9 1556, 10 1851, 11 2140, 12 2456, 13 2771,
+///    16 4144;
+///  - registers capped for two blocks an SM where shared memory holds two (p <= 11;
+///    20-44 bytes of spills): p = 8 995, 9 1165, 10 1432-1446, 11 1621-1634 (three blocks
+///    at p <= 9, 80 registers: 918, 1093);
+///  - two warps a tile: 4-8% faster from p = 12, not kept (m2l::class_tensor_apply);
+///  - plain stores in place of the atomics (wrong sums, a bound): p = 12 2159, 13 2436,
+///    16 3787 (two warps a tile): the atomics are not what bounds it.
+template <int P>
+constexpr int class_tensor_min_blocks() {
+  return P <= 11 ? 2 : 1;
+}
+/// __launch_bounds__'s minimum blocks an SM: 0 (unspecified) for the scalar schedule,
+/// whose registers ptxas then chooses as before the tensor schedule (see
+/// class_group_tensor_min_order: an explicit 1 cost it a block an SM at p = 10).
+template <int P, bool Tensor>
+constexpr int class_group_min_blocks() {
+  return Tensor ? class_tensor_min_blocks<P>() : 0;
+}
+
+template <int P, class T, int WARPS, bool Tensor = false>
+__global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>())
     class_group_kernel(const pair_list<T> l, std::int64_t num_chunks, std::int64_t span) {
+  static_assert(!Tensor || (std::is_same_v<T, double> &&
+                            WARPS * m2l::class_tensor_pairs == group_pairs),
+                "the tensor schedule: double, one warp a tile of four pairs");
   constexpr int C = (P + 1) * (P + 1);
+  constexpr int S = Tensor ? m2l::class_tensor_stride : group_stride;
   extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
-  const group_layout<T> lay(P, WARPS);
+  const group_layout<T> lay(P, WARPS, Tensor);
   cpx<T>* rec = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.records);
   const T* dm = reinterpret_cast<const T*>(fmm_smem_raw + lay.dm);
   double* folded = reinterpret_cast<double*>(fmm_smem_raw + lay.folded);
@@ -172,14 +213,20 @@ __global__ void __launch_bounds__(WARPS * 32)
   std::int32_t* s_src = reinterpret_cast<std::int32_t*>(fmm_smem_raw + lay.idx);
   std::int32_t* s_tgt = s_src + group_pairs;
   std::int32_t* s_cls = s_tgt + group_pairs;
-  cpx<T>* stage = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.stage) + (threadIdx.x >> 5) * 2 * group_pairs;
+  [[maybe_unused]] cpx<T>* stage = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.stage) + (threadIdx.x >> 5) * 2 * group_pairs;
   const m2l::swap_table<double>& tabd = m2l::swap_constants<double>();
-  const m2l::swap_table<T>& tab = m2l::swap_constants<T>();
+  [[maybe_unused]] const m2l::swap_table<T>& tab = m2l::swap_constants<T>();
   for (int i = threadIdx.x; i < m2l::swap_offset(P + 1); i += blockDim.x) folded[i] = tabd.b[i];
+  double* fz = reinterpret_cast<double*>(fmm_smem_raw + lay.fz);
+  if constexpr (Tensor) {
+    for (int i = threadIdx.x; i < m2l::class_tensor_fact; i += blockDim.x) {
+      fz[i] = i <= P ? tabd.fact[i] : 0.0;
+    }
+  }
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t n = l.num_pairs;
-  const unsigned owned = owned_degrees<P, WARPS>(warp);
+  [[maybe_unused]] const unsigned owned = owned_degrees<P, WARPS>(warp);
   bool have = false;  // tables made for class `current`
   int current = 0;
 
@@ -207,7 +254,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     // at p = 10, 13, 16, the same at p = 8, against this loop in one run.)
     for (int j = threadIdx.x; j < count * C; j += blockDim.x) {
       const int q = j / C, c = j - q * C;
-      m2l::copy_async(rec + c * group_stride + q, l.multipoles + std::int64_t(s_src[q]) * C + c);
+      m2l::copy_async(rec + c * S + q, l.multipoles + std::int64_t(s_src[q]) * C + c);
     }
     m2l::stage_records_wait();
     for (int q0 = 0; q0 < count;) {
@@ -224,40 +271,60 @@ __global__ void __launch_bounds__(WARPS * 32)
       } else {
         __syncthreads();  // the gather (first run) or the previous run's way out is done
       }
-      const bool mine = lane >= q0 && lane < q1;
-      m2l::static_for<0, P + 1>([&](auto Lc) {
-        constexpr int L = decltype(Lc)::value;
-        if (mine && ((owned >> L) & 1u)) {
-          m2l::class_forward_degree<L>(rec + lane, group_stride, dm, psi, ir[L + 1]);
-        }
-      });
-      __syncthreads();
-      // The way out: every lane of an owning warp runs (lanes outside the run on stale
-      // columns, never written), so that each pair of rows leaves through the warp's
-      // stage as 32 targets x 2 coefficients, lanes on consecutive reals of one target:
-      // a quarter of the atomic requests of one lane a pair.
-      m2l::static_for<0, P + 1>([&](auto Lc) {
-        constexpr int L = decltype(Lc)::value;
-        if ((owned >> L) & 1u) {
-          m2l::class_backward_degree<L>(
-              rec + lane, group_stride, P, dm, psi, ir, tab.fact,
-              [&](int c, cpx<T> v0, cpx<T> v1, bool two) {
-                stage[2 * lane] = v0;
-                stage[2 * lane + 1] = v1;
-                __syncwarp();
-                const T* reals = reinterpret_cast<const T*>(stage);
+      if constexpr (Tensor) {
+        // One warp a tile of four pairs, no barrier between the phases (its columns only).
+        const int col0 = warp * m2l::class_tensor_pairs;
+        unsigned live = 0;
 #pragma unroll
-                for (int it = 0; it < 4; ++it) {  // 32 pairs x 4 reals
-                  const int idx = it * 32 + lane, q = idx >> 2, part = idx & 3;
-                  if (q >= q0 && q < q1 && (two || part < 2)) {
-                    T* dst = reinterpret_cast<T*>(l.locals + std::int64_t(s_tgt[q]) * C + c);
-                    atomicAdd(dst + part, reals[idx]);
-                  }
-                }
-                __syncwarp();
-              });
+        for (int q = 0; q < m2l::class_tensor_pairs; ++q) {
+          live |= (col0 + q >= q0 && col0 + q < q1) ? 1u << q : 0u;
         }
-      });
+        if (live != 0) {
+          const m2l::class_tensor_cols cols{rec, col0, live};
+          // the lane's pair (lane % 4) is the pair of every value it emits
+          double* const dst =
+              reinterpret_cast<double*>(l.locals + std::int64_t(s_tgt[col0 + (lane & 3)]) * C);
+          m2l::class_tensor_apply<P>(cols, dm, psi, ir, fz, [&](int c, int, cpx<double> v) {
+            atomicAdd(dst + 2 * c, v.re);
+            atomicAdd(dst + 2 * c + 1, v.im);
+          });
+        }
+      } else {
+        const bool mine = lane >= q0 && lane < q1;
+        m2l::static_for<0, P + 1>([&](auto Lc) {
+          constexpr int L = decltype(Lc)::value;
+          if (mine && ((owned >> L) & 1u)) {
+            m2l::class_forward_degree<L>(rec + lane, S, dm, psi, ir[L + 1]);
+          }
+        });
+        __syncthreads();
+        // The way out: every lane of an owning warp runs (lanes outside the run on stale
+        // columns, never written), so that each pair of rows leaves through the warp's
+        // stage as 32 targets x 2 coefficients, lanes on consecutive reals of one target:
+        // a quarter of the atomic requests of one lane a pair.
+        m2l::static_for<0, P + 1>([&](auto Lc) {
+          constexpr int L = decltype(Lc)::value;
+          if ((owned >> L) & 1u) {
+            m2l::class_backward_degree<L>(
+                rec + lane, S, P, dm, psi, ir, tab.fact,
+                [&](int c, cpx<T> v0, cpx<T> v1, bool two) {
+                  stage[2 * lane] = v0;
+                  stage[2 * lane + 1] = v1;
+                  __syncwarp();
+                  const T* reals = reinterpret_cast<const T*>(stage);
+#pragma unroll
+                  for (int it = 0; it < 4; ++it) {  // 32 pairs x 4 reals
+                    const int idx = it * 32 + lane, q = idx >> 2, part = idx & 3;
+                    if (q >= q0 && q < q1 && (two || part < 2)) {
+                      T* dst = reinterpret_cast<T*>(l.locals + std::int64_t(s_tgt[q]) * C + c);
+                      atomicAdd(dst + part, reals[idx]);
+                    }
+                  }
+                  __syncwarp();
+                });
+          }
+        });
+      }
       q0 = q1;
     }
   }
@@ -289,12 +356,13 @@ inline constexpr std::int64_t class_group_span_min_visits = 4;
 
 /// span_max: < 0 automatic (above), 0 one contiguous stretch a block, > 0 spans of at
 /// most that many chunks (the benchmark's and the tests' explicit choices).
-template <int P, class T, int W = class_group_warps<T>(P)>
-void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
-                              std::int64_t span_max = -1) {
+/// Tensor: the tensor schedule (double; W is then group_pairs / 4).
+template <int P, class T, int W = class_group_warps<T>(P), bool Tensor = false>
+void launch_class_group_schedule(const pair_list<T>& l, cudaStream_t stream,
+                                 std::int64_t span_max = -1) {
   static_assert(W >= 1 && W <= 32, "one warp per degree at most");
-  auto kernel = class_group_kernel<P, T, W>;
-  const std::size_t smem = group_layout<T>(P, W).total;
+  auto kernel = class_group_kernel<P, T, W, Tensor>;
+  const std::size_t smem = group_layout<T>(P, W, Tensor).total;
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, W * 32, smem));
@@ -317,6 +385,40 @@ void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
   const std::int64_t grid = std::min(resident, (chunks + span - 1) / span);
   kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, chunks, span);
   WHAM_CHECK_LAUNCH("fmm class_group_kernel");
+}
+
+/// Warps a block of the tensor schedule.
+template <int P>
+constexpr int class_tensor_warps() {
+  return group_pairs / m2l::class_tensor_pairs;
+}
+
+/// Orders at which double runs the tensor schedule (m2l::class_tensor_apply) instead of
+/// the scalar one. H200, 16^3 level grouped by class, median us, tensor vs scalar, bench_fmm
+/// BM_class_groups_tensor (2026-12-02 08:35 UTC; the tensor kernel uncapped, with a fold
+/// pass): p = 9 1177 vs 1063, 10 1802 vs 1302, 11 2073 vs 1682, 12 2384 vs 2069, 13 2685
+/// vs 3603, 14 3253 vs 4192, 15 3600 vs 4487, 16 4073 vs 5141. Capped as above, p = 10-12
+/// took 1432, 1621, 2466 (A/B probe): still no clear win below 13. (Later runs timed the
+/// scalar kernel at 1580, 2330, 3110 us at p = 10-12: a build that gave it an explicit
+/// minimum of one block an SM in __launch_bounds__, on which ptxas took 176 instead of
+/// 166 registers at p = 10, one block an SM instead of two. Its bound is left unspecified.)
+inline constexpr int class_group_tensor_min_order = 13;
+
+template <class T>
+constexpr bool class_group_tensor_serves(int p) {
+  return std::is_same_v<T, double> && p >= class_group_tensor_min_order;
+}
+
+/// The grouped schedule at order P: the tensor schedule where it serves, else the
+/// scalar one (class_group_warps warps).
+template <int P, class T>
+void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
+                              std::int64_t span_max = -1) {
+  if constexpr (class_group_tensor_serves<T>(P)) {
+    launch_class_group_schedule<P, T, class_tensor_warps<P>(), true>(l, stream, span_max);
+  } else {
+    launch_class_group_schedule<P, T>(l, stream, span_max);
+  }
 }
 
 /// Orders the grouped schedule serves (shared memory: 32 records, the d table).
