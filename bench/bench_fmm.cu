@@ -378,12 +378,33 @@ void BM_class_groups_warps(benchmark::State& state) {
   const level_buffers<T> b(L, 4, P);
   const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::fmm::launch_class_group_order<P, T, W>(l, nullptr);
+    wham::detail::fmm::launch_class_group_schedule<P, T, W>(l, nullptr);
   });
   const double ts = pair_stream_seconds<T>(L, b.M, P, nullptr);
   state.counters["p"] = P;
   state.counters["warps"] = W;
   state.counters["median_us"] = t * 1e6;
+  state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
+}
+
+/// The grouped class schedule in double, tensor (m2l::class_tensor_apply) against scalar
+/// (class_group_warps warps) on the same grouped 16^3 level in the same run: args none.
+template <int P>
+void BM_class_groups_tensor(benchmark::State& state) {
+  const level_list& L = get_level(4);
+  const level_buffers<double> b(L, 4, P);
+  const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
+  namespace f = wham::detail::fmm;
+  const double t = wham_bench::run_manual(state, nullptr, [&] {
+    f::launch_class_group_schedule<P, double, f::class_tensor_warps<P>(), true>(l, nullptr);
+  });
+  const double tscalar = wham_bench::median_time(
+      nullptr, [&] { f::launch_class_group_schedule<P, double>(l, nullptr); }, 7, 1);
+  const double ts = pair_stream_seconds<double>(L, b.M, P, nullptr);
+  state.counters["p"] = P;
+  state.counters["median_us"] = t * 1e6;
+  state.counters["scalar_us"] = tscalar * 1e6;
+  state.counters["vs_scalar"] = t > 0 ? tscalar / t : 0.0;
   state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
 }
 
@@ -467,6 +488,18 @@ BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(be
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 11)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 12)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 13)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 14)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 15)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 3)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
