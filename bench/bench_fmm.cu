@@ -396,7 +396,7 @@ void BM_class_groups_tensor(benchmark::State& state) {
   const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
   namespace f = wham::detail::fmm;
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    f::launch_class_group_schedule<P, double, f::class_tensor_warps<P>(), true>(l, nullptr);
+    f::launch_class_group_schedule<P, double, f::class_tensor_warps, true>(l, nullptr);
   });
   const double tscalar = wham_bench::median_time(
       nullptr, [&] { f::launch_class_group_schedule<P, double>(l, nullptr); }, 7, 1);

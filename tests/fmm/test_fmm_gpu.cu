@@ -347,7 +347,7 @@ TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every
       if (P != p) return;
       if constexpr (std::is_same_v<T, double>) {
         if (tensor) {
-          f::launch_class_group_schedule<P, T, f::class_tensor_warps<P>(), true>(l, 0);
+          f::launch_class_group_schedule<P, T, f::class_tensor_warps, true>(l, 0);
           return;
         }
       }

@@ -98,6 +98,9 @@ struct group_layout {
   }
 };
 
+/// Warps a block of the tensor schedule: one a tile of four pairs.
+inline constexpr int class_tensor_warps = group_pairs / m2l::class_tensor_pairs;
+
 /// Degrees owned by warp `warp` as a bit mask: longest first, each to the least
 /// loaded warp (every thread computes the same assignment).
 template <int P, int WARPS>
@@ -170,8 +173,6 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
   __syncthreads();
 }
 
-/// Tensor: the runs go through m2l::class_tensor_apply (double only, one warp a tile of
-/// four pairs: WARPS = group_pairs / 4), else the scalar degree schedule above.
 /// The tensor schedule's shape. H200, 16^3 level grouped by class, double, median us of
 /// an A/B probe (tensor / scalar grouped schedule in the same process, 2026-12-02):
 ///  - uncapped, one warp a tile, the kernel takes 172-194 registers at every order: one
@@ -183,23 +184,21 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
 ///  - two warps a tile: 4-8% faster from p = 12, not kept (m2l::class_tensor_apply);
 ///  - plain stores in place of the atomics (wrong sums, a bound): p = 12 2159, 13 2436,
 ///    16 3787 (two warps a tile): the atomics are not what bounds it.
-template <int P>
-constexpr int class_tensor_min_blocks() {
-  return P <= 11 ? 2 : 1;
-}
-/// __launch_bounds__'s minimum blocks an SM: 0 (unspecified) for the scalar schedule,
-/// whose registers ptxas then chooses as before the tensor schedule (see
-/// class_group_tensor_min_order: an explicit 1 cost it a block an SM at p = 10).
+/// Hence __launch_bounds__'s minimum blocks an SM: the tensor schedule's 2 at p <= 11 (else
+/// 1), and 0 (unspecified) for the scalar one, whose registers ptxas then chooses as before
+/// the tensor schedule (class_group_tensor_min_order: an explicit 1 cost it a block an SM
+/// at p = 10).
 template <int P, bool Tensor>
 constexpr int class_group_min_blocks() {
-  return Tensor ? class_tensor_min_blocks<P>() : 0;
+  return Tensor ? (P <= 11 ? 2 : 1) : 0;
 }
 
+/// Tensor: the runs go through m2l::class_tensor_apply (double only, one warp a tile of
+/// four pairs: WARPS = class_tensor_warps), else the scalar degree schedule above.
 template <int P, class T, int WARPS, bool Tensor = false>
 __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>())
     class_group_kernel(const pair_list<T> l, std::int64_t num_chunks, std::int64_t span) {
-  static_assert(!Tensor || (std::is_same_v<T, double> &&
-                            WARPS * m2l::class_tensor_pairs == group_pairs),
+  static_assert(!Tensor || (std::is_same_v<T, double> && WARPS == class_tensor_warps),
                 "the tensor schedule: double, one warp a tile of four pairs");
   constexpr int C = (P + 1) * (P + 1);
   constexpr int S = Tensor ? m2l::class_tensor_stride : group_stride;
@@ -356,7 +355,7 @@ inline constexpr std::int64_t class_group_span_min_visits = 4;
 
 /// span_max: < 0 automatic (above), 0 one contiguous stretch a block, > 0 spans of at
 /// most that many chunks (the benchmark's and the tests' explicit choices).
-/// Tensor: the tensor schedule (double; W is then group_pairs / 4).
+/// Tensor: the tensor schedule (double; W is then class_tensor_warps).
 template <int P, class T, int W = class_group_warps<T>(P), bool Tensor = false>
 void launch_class_group_schedule(const pair_list<T>& l, cudaStream_t stream,
                                  std::int64_t span_max = -1) {
@@ -387,11 +386,6 @@ void launch_class_group_schedule(const pair_list<T>& l, cudaStream_t stream,
   WHAM_CHECK_LAUNCH("fmm class_group_kernel");
 }
 
-/// Warps a block of the tensor schedule.
-template <int P>
-constexpr int class_tensor_warps() {
-  return group_pairs / m2l::class_tensor_pairs;
-}
 
 /// Orders at which double runs the tensor schedule (m2l::class_tensor_apply) instead of
 /// the scalar one. H200, 16^3 level grouped by class, median us, tensor vs scalar, bench_fmm
@@ -415,7 +409,7 @@ template <int P, class T>
 void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
                               std::int64_t span_max = -1) {
   if constexpr (class_group_tensor_serves<T>(P)) {
-    launch_class_group_schedule<P, T, class_tensor_warps<P>(), true>(l, stream, span_max);
+    launch_class_group_schedule<P, T, class_tensor_warps, true>(l, stream, span_max);
   } else {
     launch_class_group_schedule<P, T>(l, stream, span_max);
   }

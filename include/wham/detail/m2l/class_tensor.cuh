@@ -27,8 +27,8 @@
 
 namespace wham::detail::m2l {
 
-/// Complex entries a record row. 34 = 2 (mod 8): the B operand's 8-byte loads (rows
-/// lane % 4, columns lane / 4) fall in 16 distinct bank pairs a half warp.
+/// Complex entries a record row. 34 = 2 (mod 8): the operand loads of a quarter warp (16
+/// bytes, rows c + lane % 4 of one pair) fall in four distinct 16-byte bank groups.
 inline constexpr int class_tensor_stride = 34;
 /// Pairs (columns) a warp.
 inline constexpr int class_tensor_pairs = 4;
