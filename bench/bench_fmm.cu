@@ -8,6 +8,9 @@
 //   accumulate_atomic / accumulate_deterministic   centres form (delta from cell centres)
 //   class_atomic / class_deterministic             class form (316 displacement classes)
 //   class_groups        class form on the same pairs grouped by class (the grouped schedule)
+//   BM_class_groups_tensor<P> / BM_class_groups_dense<P>  one grouped schedule by name (the
+//                       tensor one, or the dense class operator) against the scalar one
+//                       and pair streaming, double, 16^3
 //   class_groups_tiled  the same on the pairs grouped by tiles of targets, then by class
 //                       (wham::reference::group_by_tile_and_class, four z-planes a tile)
 //   cublas_class_gemm   the dense-operator baseline: one C x C operator per class, built
@@ -387,17 +390,27 @@ void BM_class_groups_warps(benchmark::State& state) {
   state.counters["vs_pair_stream"] = t > 0 ? ts / t : 0.0;
 }
 
-/// The grouped class schedule in double, tensor (m2l::class_tensor_apply) against scalar
-/// (class_group_warps warps) on the same grouped 16^3 level in the same run: args none.
-template <int P>
+/// Grouped class schedules in double against the scalar one (class_group_warps warps) and
+/// pair streaming on the same grouped 16^3 level in the same run: Dense false, the tensor
+/// schedule (m2l::class_tensor_apply); true, the dense operator (class_dense.cuh).
+template <int P, bool Dense>
 void BM_class_groups_tensor(benchmark::State& state) {
   const level_list& L = get_level(4);
   const level_buffers<double> b(L, 4, P);
   const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
   namespace f = wham::detail::fmm;
+  bool ok = true;
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    f::launch_class_group_schedule<P, double, f::class_tensor_warps, true>(l, nullptr);
+    if constexpr (Dense) {
+      ok = f::launch_class_dense_order<P>(l, nullptr);
+    } else {
+      f::launch_class_group_schedule<P, double, f::class_tensor_warps, true>(l, nullptr);
+    }
   });
+  if (!ok) {
+    state.SkipWithError("the dense schedule's shared memory does not fit this device");
+    return;
+  }
   const double tscalar = wham_bench::median_time(
       nullptr, [&] { f::launch_class_group_schedule<P, double>(l, nullptr); }, 7, 1);
   const double ts = pair_stream_seconds<double>(L, b.M, P, nullptr);
@@ -488,18 +501,28 @@ BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(be
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 11)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 12)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 13)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 14)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 15)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 1, true)->Name("BM_class_groups_dense<1>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, true)->Name("BM_class_groups_dense<2>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 3, true)->Name("BM_class_groups_dense<3>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, true)->Name("BM_class_groups_dense<4>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 5, true)->Name("BM_class_groups_dense<5>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, true)->Name("BM_class_groups_dense<6>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 7, true)->Name("BM_class_groups_dense<7>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, true)->Name("BM_class_groups_dense<8>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, true)->Name("BM_class_groups_dense<9>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, true)->Name("BM_class_groups_dense<10>")->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 11, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 12, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 13, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 14, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 15, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 16, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 3)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);

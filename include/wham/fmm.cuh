@@ -35,12 +35,16 @@
 ///                           p >= 8) runs faster grouped by tiles of targets first
 ///                           (wham::reference::group_by_tile_and_class, four to eight
 ///                           z-planes a tile: README's table); float does not (there the
-///                           extra table rebuilds cost more than the cache saves). Runs
-///                           from p = 9 (double) / 10 (float) to 16, where it is
-///                           measured faster; other orders run m2l_accumulate_classes'
-///                           schedules (atomic). In double from p = 13 the operator is
-///                           applied on the FP64 tensor cores (mma.m8n8k4, four pairs
-///                           a tile; detail/m2l/class_tensor.cuh).
+///                           extra table rebuilds cost more than the cache saves). In
+///                           double from p = 1 to 10 each run of a class is one dense
+///                           product on the FP64 tensor cores instead: the class's
+///                           direct operator ((-1)^l S_{n+k}^{m-l}) made once in shared
+///                           memory from its (p+1)^2 singular harmonics, eight pairs a
+///                           product (detail/fmm/class_dense.cuh); from p = 11 to 16 the
+///                           real matrices above, on the tensor cores from p = 13
+///                           (mma.m8n8k4, four pairs a tile; detail/m2l/class_tensor.cuh).
+///                           float runs them from p = 10 to 16; other orders run
+///                           m2l_accumulate_classes' schedules (atomic).
 ///
 /// Accumulation (m2l_accumulate_method):
 ///   atomic         any pair order. Each block sums the pairs of its tile that share a
@@ -225,8 +229,8 @@ void m2l_accumulate_classes(int p, const cuda::std::complex<T>* multipoles,
 /// class_deltas[cls[i]]), atomics (results agree to rounding run to run). Arguments as
 /// m2l_accumulate_classes; fastest when the pairs of each class are contiguous (on
 /// large levels in double: within each tile of targets, group_by_tile_and_class).
-/// Orders the grouped schedule does not take (below class_group_from_order, above
-/// class_group_max_order) run m2l_accumulate_classes' atomic schedules.
+/// Orders the grouped schedules do not take (p = 0, double above 16, float outside
+/// 10..16) run m2l_accumulate_classes' atomic schedules.
 template <class T>
 void m2l_accumulate_class_groups(int p, const cuda::std::complex<T>* multipoles,
                                  cuda::std::complex<T>* locals, const T* class_deltas,

@@ -305,7 +305,7 @@ void check_class_groups(int p, int kind, Run&& run) {
 TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gpu]", float,
                    double) {
   using T = TestType;
-  // 9: the grouped schedule's first order in double; 10: its six-warp exception
+  // double: 1-10 the dense schedule, 12 scalar, 16 tensor; float: 10 the first grouped order
   const int p = GENERATE(0, 1, 2, 4, 7, 8, 9, 10, 12, 16, 20);
   const int kind = GENERATE(0, 1, 2);  // uniform level 3 by class; random by class; shuffled
   if (p > wham::m2l_max_order<T>()) return;
@@ -318,19 +318,21 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
 }
 
 /// The grouped schedules by name at every order they are compiled for (the public call
-/// above runs them from class_group_from_order only): tensor (double) and scalar.
+/// above picks one per order): scalar, tensor (double) and dense (double, to
+/// class_dense_max_order).
 TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every order",
                    "[fmm][gpu]", float, double) {
   using T = TestType;
   namespace f = wham::detail::fmm;
   const int p = GENERATE(range(f::class_group_min_order, f::class_group_max_order<T>() + 1));
   const int kind = GENERATE(0, 2);
-  const bool tensor = GENERATE(false, true);
-  if (tensor && !std::is_same_v<T, double>) return;
+  const int schedule = GENERATE(0, 1, 2);  // scalar, tensor, dense
+  if (schedule != 0 && !std::is_same_v<T, double>) return;
+  if (schedule == 2 && !f::class_dense_serves<T>(p)) return;
   if (wham_test::reduced() && (kind != 2 || (p != 1 && p != 5 && p != 8 && p != 13 && p != 16))) {
     return;
   }
-  CAPTURE(tensor);
+  CAPTURE(schedule);
   check_class_groups<T>(p, kind, [&](auto& dM, auto& dL, auto& d, const test_list& h) {
     const f::pair_list<T> l{reinterpret_cast<const f::cpx<T>*>(dM.data()),
                             reinterpret_cast<f::cpx<T>*>(dL.data()),
@@ -346,9 +348,15 @@ TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every
       constexpr int P = decltype(Pc)::value;
       if (P != p) return;
       if constexpr (std::is_same_v<T, double>) {
-        if (tensor) {
+        if (schedule == 1) {
           f::launch_class_group_schedule<P, T, f::class_tensor_warps, true>(l, 0);
           return;
+        }
+        if constexpr (f::class_dense_serves<T>(P)) {
+          if (schedule == 2) {
+            REQUIRE(f::launch_class_dense_order<P>(l, 0));
+            return;
+          }
         }
       }
       f::launch_class_group_schedule<P, T>(l, 0);

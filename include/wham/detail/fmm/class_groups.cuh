@@ -28,6 +28,7 @@
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
+#include <wham/detail/fmm/class_dense.cuh>
 #include <wham/detail/m2l/class_operator.cuh>
 #include <wham/detail/m2l/class_tensor.cuh>
 
@@ -403,11 +404,16 @@ constexpr bool class_group_tensor_serves(int p) {
   return std::is_same_v<T, double> && p >= class_group_tensor_min_order;
 }
 
-/// The grouped schedule at order P: the tensor schedule where it serves, else the
-/// scalar one (class_group_warps warps).
+/// The grouped schedule at order P: in double to p = 10 the dense operator on tensor
+/// cores (detail/fmm/class_dense.cuh; it takes one contiguous stretch a block and no
+/// spans) where the device's shared memory holds it, else the tensor schedule where it
+/// serves, else the scalar one (class_group_warps warps).
 template <int P, class T>
 void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
                               std::int64_t span_max = -1) {
+  if constexpr (class_dense_serves<T>(P)) {
+    if (launch_class_dense_order<P>(l, stream)) return;
+  }
   if constexpr (class_group_tensor_serves<T>(P)) {
     launch_class_group_schedule<P, T, class_tensor_warps, true>(l, stream, span_max);
   } else {
@@ -443,9 +449,12 @@ template <class T>
 constexpr int class_group_from_order() {
   return std::is_same_v<T, double> ? 9 : 10;
 }
+/// The dense schedule (double, p = 1..10) is faster than the class form's list-order
+/// schedules on a grouped list at every order it serves (class_dense_tuning).
 template <class T>
 constexpr bool class_groups_serve(int p) {
-  return p >= class_group_from_order<T>() && p <= class_group_max_order<T>();
+  return class_dense_serves<T>(p) ||
+         (p >= class_group_from_order<T>() && p <= class_group_max_order<T>());
 }
 
 /// Launches the grouped class form at order p (the caller checked p's range).

@@ -1,0 +1,417 @@
+/// \file wham/detail/fmm/class_dense.cuh
+/// \brief The class form over pairs grouped by class as one dense product per class on
+/// FP64 tensor cores (double): L = A_k M, with the direct operator of class k,
+///   A[(n, m), (k, l)] = (-1)^l S_{n+k}^{m-l}(delta_k)  for n + k <= p, else 0,
+/// made once per run of the class in shared memory from the class's (p+1)^2 singular
+/// harmonics, and applied to eight pairs at a time (N = the eight pairs) as mma.m16n8k4
+/// on sm_90 (two row tiles a product; 66 TFLOP/s on an H200 against 33 for m8n8k4) and
+/// mma.m8n8k4 below.
+///
+/// Why the direct operator and not the rotations: it has more arithmetic (O(p^4) a pair,
+/// 1,365 complex multiply-adds at p = 8, against O(p^3)), but it is one matrix shared by
+/// every pair of a class, which is what tensor cores need; the factorised form is three
+/// small products a degree with a chain between them (detail/m2l/class_tensor.cuh).
+///
+/// Real form: a complex row i becomes the real rows (Re L_i, Im L_i), a complex column j
+/// the real columns (Re M_j, Im M_j), and the 2 x 2 block is [[a_re, -a_im], [a_im, a_re]].
+/// Row tile r holds complex rows 4r..4r+3 (eight real rows), column tile c complex
+/// columns 2c, 2c+1 (four real columns); tile (r, c) is kept iff deg(4r) + deg(2c) <= p
+/// (the smallest degrees of the tiles; entries past the truncation are zeros). The kept
+/// tiles of row tile r are c < dense_cols(P, r), stored one after another in lane order
+/// (256 bytes a tile, one conflict-free 8-byte load a lane).
+///
+/// A block owns one contiguous stretch of the list. Per run of one class in it: the
+/// block makes S and A (barriers), then each warp takes tiles of eight pairs in turn,
+/// gathers their records (cp.async; with two buffers the next tile's while it multiplies
+/// the current one) and adds each value to its target by an atomic from the
+/// accumulator's lane (pairs of one class have distinct targets in a uniform tree).
+/// Shapes by order: class_dense_tuning.
+#pragma once
+
+#include <wham/detail/fmm/accumulate.cuh>
+#include <wham/detail/m2l/split.cuh>
+#include <wham/detail/m2l/tensor.cuh>
+
+#include <type_traits>
+
+namespace wham::detail::fmm {
+
+/// Pairs a tile (the N of mma.m8n8k4).
+inline constexpr int dense_pairs = 8;
+
+/// Degree of complex coefficient index i = n^2 + n + m.
+__host__ __device__ constexpr int dense_degree(int i) {
+  int d = 0;
+  while ((d + 1) * (d + 1) <= i) ++d;
+  return d;
+}
+
+/// The same at run time without the loop (exact for i < 2^26).
+__device__ __forceinline__ int dense_degree_fast(int i) {
+  int d = int(sqrtf(float(i)));
+  d -= d * d > i;
+  d += (d + 1) * (d + 1) <= i;
+  return d;
+}
+
+/// Kept column tiles of row tile r: c with deg(2c) <= p - deg(4r), a prefix (2c <=
+/// (room + 1)^2 - 1), at most the (C + 1) / 2 column tiles.
+__host__ __device__ constexpr int dense_cols(int p, int r) {
+  const int C = (p + 1) * (p + 1), ct = (C + 1) / 2;
+  const int room = p - dense_degree(4 * r);
+  const int c = ((room + 1) * (room + 1) + 1) / 2;
+  return c < ct ? c : ct;
+}
+
+/// First tile of row tile r in the table; dense_offset(p, row tiles) tiles in all.
+__host__ __device__ constexpr int dense_offset(int p, int r) {
+  int o = 0;
+  for (int q = 0; q < r; ++q) o += dense_cols(p, q);
+  return o;
+}
+
+template <int P>
+struct dense_shape {
+  static constexpr int C = (P + 1) * (P + 1);
+  static constexpr int row_tiles = (C + 3) / 4;
+  static constexpr int col_tiles = (C + 1) / 2;
+  static constexpr int tiles = dense_offset(P, row_tiles);
+  /// A pair's record in doubles: four real columns a column tile, padded so that the
+  /// four pairs of a half-warp's B load start 4 doubles apart modulo 16 (no bank
+  /// conflicts).
+  static constexpr int record =
+      (4 * col_tiles) % 16 == 4 || (4 * col_tiles) % 16 == 12 ? 4 * col_tiles : 4 * col_tiles + 4;
+};
+
+/// The dense schedule's shape: WARPS warps a block, NP tiles of eight pairs a warp at
+/// once (each operator load feeds NP products), G row tiles a group (their column loads
+/// shared; 2 G NP accumulators), BUF record buffers a warp (2: the next tiles' copies
+/// in flight during the products), M16: pairs of row tiles as one mma.m16n8k4.
+template <int WARPS_, int NP_, int G_, int BUF_, bool M16_>
+struct dense_config {
+  static constexpr int warps = WARPS_, np = NP_, g = G_, buf = BUF_;
+  static constexpr bool m16 = M16_;
+  static_assert(!M16_ || G_ % 2 == 0, "m16n8k4 takes row tiles in pairs");
+};
+
+/// Shared memory (bytes from the dynamic base): the operator tiles, S, then each warp's
+/// record buffers.
+template <int P, class K>
+struct dense_layout {
+  using shape = dense_shape<P>;
+  static constexpr std::size_t tiles = 0;
+  static constexpr std::size_t s = tiles + std::size_t(shape::tiles) * 32 * sizeof(double);
+  static constexpr std::size_t buffers = s + std::size_t(shape::C) * sizeof(cpx<double>);
+  static constexpr int warp_pairs = K::np * dense_pairs;
+  static constexpr std::size_t buffer_doubles = std::size_t(warp_pairs) * shape::record;
+  static constexpr std::size_t total =
+      buffers + std::size_t(K::warps) * K::buf * buffer_doubles * sizeof(double);
+};
+
+/// Makes S_n^m(delta) of class k (threads 0..P, one order m each, by the spec's
+/// recurrences) and then the operator tiles (the whole block). Barriers inside; the
+/// caller has a barrier before (the previous run's readers are done).
+template <int P>
+__device__ void make_dense_operator(const pair_list<double>& l, int k, double* tiles,
+                                    cpx<double>* S) {
+  using shape = dense_shape<P>;
+  constexpr int C = shape::C;
+  if (threadIdx.x <= P) {
+    double x, y, z;
+    if (k >= 0 && k < l.num_classes) {
+      x = l.geo[3 * std::int64_t(k)];
+      y = l.geo[3 * std::int64_t(k) + 1];
+      z = l.geo[3 * std::int64_t(k) + 2];
+    } else {  // a class id out of range: NaN in that pair's target, visibly
+      x = y = z = 0.0 / 0.0;
+    }
+    const int m = threadIdx.x;
+    const double r2 = x * x + y * y + z * z, inv_r2 = 1.0 / r2;
+    const cpx<double> xy{x, y};
+    cpx<double> s{1.0 / sqrt(r2), 0.0};  // S_0^0, then S_j^j up to j = m
+    for (int j = 1; j <= m; ++j) s = scale(s * xy, double(2 * j - 1) * inv_r2);
+    cpx<double> prev2{0.0, 0.0}, prev = s;
+    S[m * m + 2 * m] = s;
+    for (int n = m + 1; n <= P; ++n) {
+      const cpx<double> v =
+          scale(scale(prev, double(2 * n - 1) * z) - scale(prev2, double((n + m - 1) * (n - m - 1))),
+                inv_r2);
+      S[n * n + n + m] = v;
+      prev2 = prev;
+      prev = v;
+    }
+    if (m > 0) {  // S_n^{-m} = (-1)^m conj(S_n^m)
+      for (int n = m; n <= P; ++n) {
+        const cpx<double> v = S[n * n + n + m];
+        S[n * n + n - m] = (m & 1) ? cpx<double>{-v.re, v.im} : cpx<double>{v.re, -v.im};
+      }
+    }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  // Lane ln of a tile: real row ln / 4 (complex row 4r + ln / 8, part ln / 4 % 2), real
+  // column ln % 4 (complex column 2c + ln % 4 / 2, part ln % 2).
+  const int i_off = lane >> 3, row_part = (lane >> 2) & 1, j_off = (lane & 3) >> 1,
+            col_part = lane & 1;
+  int t0 = 0;
+  for (int r = 0; r < shape::row_tiles; ++r) {
+    const int cols = dense_cols(P, r);
+    const int i = 4 * r + i_off;
+    const int n = dense_degree_fast(i), m = i - n * n - n;
+    for (int c = (warp - t0 % warps + warps) % warps; c < cols; c += warps) {
+      const int j = 2 * c + j_off;
+      const int kk = dense_degree_fast(j), ll = j - kk * kk - kk;
+      double v = 0.0;
+      if (i < C && j < C && n + kk <= P) {
+        const int d = n + kk;
+        cpx<double> a = S[d * d + d + m - ll];
+        if (ll & 1) a = {-a.re, -a.im};
+        v = row_part == col_part ? a.re : (row_part == 0 ? -a.im : a.im);
+      }
+      tiles[(t0 + c) * 32 + lane] = v;
+    }
+    t0 += cols;
+  }
+  __syncthreads();
+}
+
+/// D += A B with A 16 x 4 (rows of two row tiles), B 4 x 8, FP64 (sm_90).
+__device__ __forceinline__ void dense_mma16(double (&d0)[2], double (&d1)[2], double a0,
+                                            double a1, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+      "{%0, %1, %2, %3};"
+      : "+d"(d0[0]), "+d"(d0[1]), "+d"(d1[0]), "+d"(d1[1])
+      : "d"(a0), "d"(a1), "d"(b));
+#else
+  (void)d0;
+  (void)d1;
+  (void)a0;
+  (void)a1;
+  (void)b;
+  __trap();
+#endif
+}
+
+/// The warp's NP tiles of eight pairs through the operator: B from the warp's record
+/// buffer, G row tiles at a time, then the values to the targets.
+template <int P, class K, class Emit>
+__device__ __forceinline__ void dense_tiles(const double* __restrict__ tiles,
+                                            const double* __restrict__ records, Emit&& emit) {
+  using shape = dense_shape<P>;
+  constexpr int G = K::g, NP = K::np;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool use_m16 = K::m16;
+#else
+  constexpr bool use_m16 = false;  // m16n8k4 in FP64 is sm_90's: pairs of m8n8k4 below
+#endif
+  const int lane = threadIdx.x & 31;
+  const double* b_lane = records + (lane >> 2) * shape::record + (lane & 3);
+  const double* a_lane = tiles + lane;
+  m2l::static_for<0, (shape::row_tiles + G - 1) / G>([&](auto Gc) {
+    constexpr int r0 = decltype(Gc)::value * G;
+    double acc[NP][G][2];
+#pragma unroll
+    for (int u = 0; u < NP; ++u)
+#pragma unroll
+      for (int g = 0; g < G; ++g) acc[u][g][0] = acc[u][g][1] = 0.0;
+    constexpr int cols = dense_cols(P, r0);
+    m2l::static_for<0, cols>([&](auto Cc) {
+      constexpr int c = decltype(Cc)::value;
+      double b[NP];
+#pragma unroll
+      for (int u = 0; u < NP; ++u) b[u] = b_lane[u * dense_pairs * shape::record + 4 * c];
+      m2l::static_for<0, G>([&](auto Rc) {
+        constexpr int g = decltype(Rc)::value, r = r0 + g;
+        constexpr bool kept = r < shape::row_tiles && c < dense_cols(P, r);
+        constexpr bool next_kept = r + 1 < shape::row_tiles && c < dense_cols(P, r + 1);
+        if constexpr (use_m16 && g % 2 == 0 && kept && next_kept) {
+          const double a0 = a_lane[(dense_offset(P, r) + c) * 32];
+          const double a1 = a_lane[(dense_offset(P, r + 1) + c) * 32];
+#pragma unroll
+          for (int u = 0; u < NP; ++u) dense_mma16(acc[u][g], acc[u][g + 1], a0, a1, b[u]);
+        } else if constexpr (kept && !(use_m16 && g % 2 == 1 && c < dense_cols(P, r - 1))) {
+          const double a = a_lane[(dense_offset(P, r) + c) * 32];
+#pragma unroll
+          for (int u = 0; u < NP; ++u) m2l::tensor_mma(acc[u][g], a, b[u]);
+        }
+      });
+    });
+    m2l::static_for<0, G>([&](auto Rc) {
+      constexpr int r = r0 + decltype(Rc)::value;
+      if constexpr (r < shape::row_tiles) {
+#pragma unroll
+        for (int u = 0; u < NP; ++u) emit(u, 4 * r + (lane >> 3), acc[u][decltype(Rc)::value]);
+      }
+    });
+  });
+}
+
+template <int P, class K>
+__global__ void __launch_bounds__(K::warps * 32, 1)
+    class_dense_kernel(const pair_list<double> l, std::int64_t per_block) {
+  using shape = dense_shape<P>;
+  using layout = dense_layout<P, K>;
+  constexpr int C = shape::C, R = shape::record, WARPS = K::warps, WP = layout::warp_pairs;
+  extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
+  double* tiles = reinterpret_cast<double*>(fmm_smem_raw + layout::tiles);
+  cpx<double>* S = reinterpret_cast<cpx<double>*>(fmm_smem_raw + layout::s);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double* buf = reinterpret_cast<double*>(fmm_smem_raw + layout::buffers) +
+                std::size_t(warp) * K::buf * layout::buffer_doubles;
+  // The columns past C (an odd C's last column tile) meet zero operator entries: keep
+  // them finite. The copies never write there.
+  for (int e = lane; e < K::buf * WP * (R - 2 * C); e += 32) {
+    const int q = e / (R - 2 * C);
+    buf[q * R + 2 * C + (e - q * (R - 2 * C))] = 0.0;
+  }
+
+  const std::int64_t b0 = std::int64_t(blockIdx.x) * per_block;
+  const std::int64_t b1 = b0 + per_block < l.num_pairs ? b0 + per_block : l.num_pairs;
+  for (std::int64_t s0 = b0; s0 < b1;) {
+    // The run of class k from s0: its end by ballots over 32 pairs (every warp the same).
+    const int k = l.cls[s0];
+    std::int64_t s1 = s0;
+    for (;;) {
+      const std::int64_t i = s1 + lane;
+      const unsigned other = __ballot_sync(0xffffffffu, i >= b1 || l.cls[i] != k);
+      if (other != 0u) {
+        s1 += __ffs(int(other)) - 1;
+        break;
+      }
+      s1 += 32;
+    }
+    __syncthreads();  // the previous run's readers of the operator are done
+    make_dense_operator<P>(l, k, tiles, S);
+
+    const std::int64_t num_tiles = (s1 - s0 + WP - 1) / WP;
+    auto gather = [&](std::int64_t t, double* dst) {
+      const std::int64_t first = s0 + t * WP;
+      const int count = int(s1 - first < WP ? s1 - first : WP);
+      const int src = lane < count ? l.src[first + lane] : 0;
+      for (int e0 = 0; e0 < count * C; e0 += 32) {  // warp-uniform trips: the shuffle
+        const int e = e0 + lane, q = e / C, c = e - q * C;
+        const int s = __shfl_sync(0xffffffffu, src, q & 31);
+        if (e < count * C) {
+          m2l::copy_async(reinterpret_cast<cpx<double>*>(dst + q * R) + c,
+                          l.multipoles + std::int64_t(s) * C + c);
+        }
+      }
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    int slot = 0;
+    if (K::buf == 2 && warp < num_tiles) gather(warp, buf);
+    for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
+      if constexpr (K::buf == 2) {
+        if (t + WARPS < num_tiles) {
+          gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles);
+          asm volatile("cp.async.wait_group 1;" ::: "memory");
+        } else {
+          asm volatile("cp.async.wait_group 0;" ::: "memory");
+        }
+      } else {
+        gather(t, buf);
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+      }
+      __syncwarp();
+      const std::int64_t first = s0 + t * WP;
+      const int count = int(s1 - first < WP ? s1 - first : WP);
+      // The accumulator lane's pairs: columns 2 (lane % 4) and 2 (lane % 4) + 1 of each
+      // tile of eight.
+      const int q0 = 2 * (lane & 3);
+      double* dst[K::np][2];
+#pragma unroll
+      for (int u = 0; u < K::np; ++u)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int q = u * dense_pairs + q0 + h;
+          dst[u][h] = q < count ? reinterpret_cast<double*>(
+                                      l.locals + std::int64_t(l.tgt[first + q]) * C) +
+                                      ((lane >> 2) & 1)
+                                : nullptr;
+        }
+      dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
+                        [&](int u, int i, const double(&v)[2]) {
+                          if (i < C) {
+#pragma unroll
+                            for (int h = 0; h < 2; ++h) {
+if (dst[u][h] != nullptr) atomicAdd(dst[u][h] + 2 * i, v[h]);
+                            }
+                          }
+                        });
+      __syncwarp();  // every lane is done with this buffer before it is refilled
+      if constexpr (K::buf == 2) slot ^= 1;
+    }
+    s0 = s1;
+  }
+}
+
+/// Launches the dense schedule on `l` (double; the caller checked the arguments): the
+/// list split evenly over the resident blocks, one contiguous stretch each.
+template <int P, class K>
+void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
+  if (l.num_pairs == 0) return;
+  auto kernel = class_dense_kernel<P, K>;
+  constexpr std::size_t smem = dense_layout<P, K>::total;
+  ensure_dynamic_smem(kernel, smem);
+  int per_sm = 0;
+  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::warps * 32, smem));
+  const std::int64_t resident =
+      std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
+  const std::int64_t per_block = std::max<std::int64_t>(
+      dense_pairs, (l.num_pairs + resident - 1) / resident);
+  const std::int64_t grid = (l.num_pairs + per_block - 1) / per_block;
+  kernel<<<dim3(unsigned(grid)), K::warps * 32, smem, stream>>>(l, per_block);
+  WHAM_CHECK_LAUNCH("fmm class_dense_kernel");
+}
+
+/// Shapes by order. H200, 16^3 level grouped by class (584,136 pairs), double, median us
+/// of an A/B probe (every shape against the grouped schedule of the time and pair
+/// streaming on the same pairs, 2026-12-02; shape = warps / tiles a warp / row tiles a
+/// group / buffers):
+///  - m8n8k4 for every product (8/1/2/2): p = 6 313, 7 360, 8 545 (33 TFLOP/s for
+///    m8n8k4 against 66 for m16n8k4 in a loop of independent products on this GPU);
+///  - m16n8k4: p = 6: 8/1/2/2 309, 16/1/2/1 304, 12/1/2/1 306, 8/2/2/1 305, 8/1/2/1 281,
+///    6/1/2/1 285; p = 7: 331, 319, 325, 328, 343, 6/1/2/1 299; p = 8: 486-503, 495,
+///    496, 497-513, 514, 6/1/2/1 463-466, 6/1/4/1 458; p = 9: 12/1/2/1 819, 8/1/2/1 839,
+///    6/1/2/1 968; p = 10: 8/1/2/1 1206, 6/1/2/1 1345. The grouped schedule before it:
+///    p = 6 437, 7 692, 8 905, 9 1038, 10 1310 us; pair streaming 241, 437, 513, 1474,
+///    1865 us. p <= 5 (m8n8k4, 4/1/4/2 and 8/1/2/2): p = 2 70 / 74, 3 84 / 84, 4 156 /
+///    157, 5 177 / 179.
+/// At p = 8 Nsight Compute puts the L2 at 73% of its peak (the gathers and the atomics;
+/// 99% hits), the tensor pipe at 32%, and 0.29 instructions a cycle per scheduler: more
+/// warps or more pairs a warp do not help; fewer L2 requests would.
+template <int P>
+struct class_dense_tuning {
+  using type = std::conditional_t<
+      (P <= 5), dense_config<4, 1, 4, 2, true>,
+      std::conditional_t<
+          (P == 6), dense_config<8, 1, 2, 1, true>,
+          std::conditional_t<(P == 7), dense_config<6, 1, 2, 1, true>,
+                             std::conditional_t<(P == 8), dense_config<6, 1, 4, 1, true>,
+                                                std::conditional_t<(P == 9),
+                                                                   dense_config<12, 1, 2, 1, true>,
+                                                                   dense_config<8, 1, 2, 1, true>>>>>>;
+};
+
+/// Orders the dense schedule is built for (double): the operator tiles and records of
+/// p = 10 take 224 KB of shared memory with eight warps; p = 11 would not fit four.
+inline constexpr int class_dense_max_order = 10;
+
+template <class T>
+constexpr bool class_dense_serves(int p) {
+  return std::is_same_v<T, double> && p >= 1 && p <= class_dense_max_order;
+}
+
+/// The dense schedule at order P if the device's shared memory per block holds its
+/// shape (an H100 or H200 does at every order; an A100 not from p = 9); false otherwise.
+template <int P>
+bool launch_class_dense_order(const pair_list<double>& l, cudaStream_t stream) {
+  using K = typename class_dense_tuning<P>::type;
+  if (dense_layout<P, K>::total > current_device_limits().smem_per_block_optin) return false;
+  launch_class_dense<P, K>(l, stream);
+  return true;
+}
+
+}  // namespace wham::detail::fmm
