@@ -25,6 +25,11 @@
 /// operator to it as FP64 mma products (d_L Psi, the z products, Psi^* d_L^T)
 /// with no block barrier between the phases, and adds each value to its target with an
 /// atomic from the accumulator's lane: 1.25-1.35x the scalar schedule at p = 13-16.
+///
+/// In double from p = 1 to 10 (class_dense_max_order) launch_class_group_order takes a
+/// third schedule, with its own kernel: each run of a class as one dense product with the
+/// class's direct operator on the tensor cores (detail/fmm/class_dense.cuh), 1.5-2.0x
+/// the scalar schedule there.
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
