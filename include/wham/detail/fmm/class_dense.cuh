@@ -379,6 +379,10 @@ void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
 ///    p = 6 437, 7 692, 8 905, 9 1038, 10 1310 us; pair streaming 241, 437, 513, 1474,
 ///    1865 us. p <= 5 (m8n8k4, 4/1/4/2 and 8/1/2/2): p = 2 70 / 74, 3 84 / 84, 4 156 /
 ///    157, 5 177 / 179.
+/// The probe's operator build still counted each row's kept tiles by a loop (since
+/// replaced by dense_cols' closed form); bench_fmm times the chosen shapes of the final
+/// code at p = 8, 9, 10 in 458-461, 523-528, 765-775 us (2026-12-02, two runs), so the
+/// probe's p = 9, 10 figures above carry that loop and their ranking may not hold.
 /// At p = 8 Nsight Compute puts the L2 at 73% of its peak (the gathers and the atomics;
 /// 99% hits), the tensor pipe at 32%, and 0.29 instructions a cycle per scheduler: more
 /// warps or more pairs a warp do not help; fewer L2 requests would.
