@@ -20,12 +20,14 @@
 /// tiles of row tile r are c < dense_cols(P, r), stored one after another in lane order
 /// (256 bytes a tile, one conflict-free 8-byte load a lane).
 ///
-/// A block owns one contiguous stretch of the list. Per run of one class in it: the
-/// block makes S and A (barriers), then each warp takes tiles of eight pairs in turn,
-/// gathers their records (cp.async; with two buffers the next tile's while it multiplies
-/// the current one) and adds each value to its target by an atomic from the
-/// accumulator's lane (pairs of one class have distinct targets in a uniform tree).
-/// Shapes by order: class_dense_tuning.
+/// A block owns equal spans of the list in turn (at most class_dense_span pairs each, so
+/// that on a list grouped by tiles of targets the pairs in flight keep their data in
+/// the L2). Per run of one class in a span: the block makes S and A (barriers), then
+/// each warp takes tiles of eight pairs in turn, gathers their records (cp.async; with
+/// two buffers the next tile's while it multiplies the current one) and adds the
+/// results to their targets: by an atomic a value from the accumulator's lane, or (at
+/// p = 4) staged in shared memory and sent as one bulk reduction a target. Pairs of one
+/// class have distinct targets in a uniform tree. Shapes by order: class_dense_tuning.
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
@@ -86,11 +88,16 @@ struct dense_shape {
 /// The dense schedule's shape: WARPS warps a block, NP tiles of eight pairs a warp at
 /// once (each operator load feeds NP products), G row tiles a group (their column loads
 /// shared; 2 G NP accumulators), BUF record buffers a warp (2: the next tiles' copies
-/// in flight during the products), M16: pairs of row tiles as one mma.m16n8k4.
-template <int WARPS_, int NP_, int G_, int BUF_, bool M16_>
+/// in flight during the products), M16: pairs of row tiles as one mma.m16n8k4, BULK:
+/// the results staged in shared memory and added to each target by one bulk reduction
+/// (cp.reduce.async.bulk .add.f64, sm_90; else one atomic a value from the accumulator's
+/// lane), SPAN: the most pairs a block takes at once (0: one contiguous stretch a block;
+/// else spans of at most SPAN pairs, the blocks taking them in turn, so that the pairs
+/// in flight keep to one part of a list grouped by tiles of targets).
+template <int WARPS_, int NP_, int G_, int BUF_, bool M16_, bool BULK_ = false, int SPAN_ = 0>
 struct dense_config {
-  static constexpr int warps = WARPS_, np = NP_, g = G_, buf = BUF_;
-  static constexpr bool m16 = M16_;
+  static constexpr int warps = WARPS_, np = NP_, g = G_, buf = BUF_, span = SPAN_;
+  static constexpr bool m16 = M16_, bulk = BULK_;
   static_assert(!M16_ || G_ % 2 == 0, "m16n8k4 takes row tiles in pairs");
 };
 
@@ -104,8 +111,15 @@ struct dense_layout {
   static constexpr std::size_t buffers = s + std::size_t(shape::C) * sizeof(cpx<double>);
   static constexpr int warp_pairs = K::np * dense_pairs;
   static constexpr std::size_t buffer_doubles = std::size_t(warp_pairs) * shape::record;
-  static constexpr std::size_t total =
+  static constexpr std::size_t stage =
       buffers + std::size_t(K::warps) * K::buf * buffer_doubles * sizeof(double);
+  /// A pair's staged result in doubles (BULK): 2C, even so that every pair's row starts
+  /// 16-byte aligned for the bulk copy, and 2 or 6 modulo 8 so that the accumulator
+  /// lanes' stores (eight rows of four pairs two rows apart) meet no bank conflicts.
+  static constexpr int stage_stride = (2 * shape::C) % 8 == 0 ? 2 * shape::C + 2 : 2 * shape::C;
+  static constexpr std::size_t stage_doubles = K::bulk ? std::size_t(warp_pairs) * stage_stride : 0;
+  static constexpr std::size_t total =
+      stage + std::size_t(K::warps) * stage_doubles * sizeof(double);
 };
 
 /// Makes S_n^m(delta) of class k (threads 0..P, one order m each, by the spec's
@@ -133,9 +147,9 @@ __device__ void make_dense_operator(const pair_list<double>& l, int k, double* t
     cpx<double> prev2{0.0, 0.0}, prev = s;
     S[m * m + 2 * m] = s;
     for (int n = m + 1; n <= P; ++n) {
-      const cpx<double> v =
-          scale(scale(prev, double(2 * n - 1) * z) - scale(prev2, double((n + m - 1) * (n - m - 1))),
-                inv_r2);
+      const cpx<double> v = scale(
+          scale(prev, double(2 * n - 1) * z) - scale(prev2, double((n + m - 1) * (n - m - 1))),
+          inv_r2);
       S[n * n + n + m] = v;
       prev2 = prev;
       prev = v;
@@ -176,8 +190,8 @@ __device__ void make_dense_operator(const pair_list<double>& l, int k, double* t
 }
 
 /// D += A B with A 16 x 4 (rows of two row tiles), B 4 x 8, FP64 (sm_90).
-__device__ __forceinline__ void dense_mma16(double (&d0)[2], double (&d1)[2], double a0,
-                                            double a1, double b) {
+__device__ __forceinline__ void dense_mma16(double (&d0)[2], double (&d1)[2], double a0, double a1,
+                                            double b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
@@ -191,6 +205,46 @@ __device__ __forceinline__ void dense_mma16(double (&d0)[2], double (&d1)[2], do
   (void)a1;
   (void)b;
   __trap();
+#endif
+}
+
+/// dst[0, bytes / 8) += src[...] as one asynchronous bulk reduction (sm_90; each element
+/// added atomically in the L2, so blocks adding to one target concurrently is fine): one
+/// request for a whole expansion instead of a red.f64 per value. Both 16-byte aligned,
+/// bytes a multiple of 16. The writes to src must be fenced for the async proxy first.
+__device__ __forceinline__ void bulk_reduce_add(double* dst, const double* src, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned s = unsigned(__cvta_generic_to_shared(src));
+  asm volatile(
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%0], [%1], %2;\n\t"
+      "cp.async.bulk.commit_group;" ::"l"(dst),
+      "r"(s), "r"(bytes)
+      : "memory");
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  __trap();
+#endif
+}
+
+/// Makes this thread's shared-memory writes visible to its later bulk operations.
+__device__ __forceinline__ void bulk_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+/// Waits until this thread's bulk reductions have read their shared-memory source
+/// (READ) or completed.
+template <bool READ>
+__device__ __forceinline__ void bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (READ) {
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  } else {
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
 #endif
 }
 
@@ -250,7 +304,7 @@ __device__ __forceinline__ void dense_tiles(const double* __restrict__ tiles,
 
 template <int P, class K>
 __global__ void __launch_bounds__(K::warps * 32, 1)
-    class_dense_kernel(const pair_list<double> l, std::int64_t per_block) {
+    class_dense_kernel(const pair_list<double> l, std::int64_t per_block, std::int64_t num_spans) {
   using shape = dense_shape<P>;
   using layout = dense_layout<P, K>;
   constexpr int C = shape::C, R = shape::record, WARPS = K::warps, WP = layout::warp_pairs;
@@ -267,88 +321,116 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
     buf[q * R + 2 * C + (e - q * (R - 2 * C))] = 0.0;
   }
 
-  const std::int64_t b0 = std::int64_t(blockIdx.x) * per_block;
-  const std::int64_t b1 = b0 + per_block < l.num_pairs ? b0 + per_block : l.num_pairs;
-  for (std::int64_t s0 = b0; s0 < b1;) {
-    // The run of class k from s0: its end by ballots over 32 pairs (every warp the same).
-    const int k = l.cls[s0];
-    std::int64_t s1 = s0;
-    for (;;) {
-      const std::int64_t i = s1 + lane;
-      const unsigned other = __ballot_sync(0xffffffffu, i >= b1 || l.cls[i] != k);
-      if (other != 0u) {
-        s1 += __ffs(int(other)) - 1;
-        break;
-      }
-      s1 += 32;
-    }
-    __syncthreads();  // the previous run's readers of the operator are done
-    make_dense_operator<P>(l, k, tiles, S);
+  double* stage = reinterpret_cast<double*>(fmm_smem_raw + layout::stage) +
+                  std::size_t(warp) * layout::stage_doubles;
 
-    const std::int64_t num_tiles = (s1 - s0 + WP - 1) / WP;
-    auto gather = [&](std::int64_t t, double* dst) {
-      const std::int64_t first = s0 + t * WP;
-      const int count = int(s1 - first < WP ? s1 - first : WP);
-      const int src = lane < count ? l.src[first + lane] : 0;
-      for (int e0 = 0; e0 < count * C; e0 += 32) {  // warp-uniform trips: the shuffle
-        const int e = e0 + lane, q = e / C, c = e - q * C;
-        const int s = __shfl_sync(0xffffffffu, src, q & 31);
-        if (e < count * C) {
-          m2l::copy_async(reinterpret_cast<cpx<double>*>(dst + q * R) + c,
-                          l.multipoles + std::int64_t(s) * C + c);
+  for (std::int64_t span = blockIdx.x; span < num_spans; span += gridDim.x) {
+    const std::int64_t b0 = span * per_block;
+    const std::int64_t b1 = b0 + per_block < l.num_pairs ? b0 + per_block : l.num_pairs;
+    for (std::int64_t s0 = b0; s0 < b1;) {
+      // The run of class k from s0: its end by ballots over 32 pairs (every warp the same).
+      const int k = l.cls[s0];
+      std::int64_t s1 = s0;
+      for (;;) {
+        const std::int64_t i = s1 + lane;
+        const unsigned other = __ballot_sync(0xffffffffu, i >= b1 || l.cls[i] != k);
+        if (other != 0u) {
+          s1 += __ffs(int(other)) - 1;
+          break;
         }
+        s1 += 32;
       }
-      asm volatile("cp.async.commit_group;" ::: "memory");
-    };
-    int slot = 0;
-    if (K::buf == 2 && warp < num_tiles) gather(warp, buf);
-    for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
-      if constexpr (K::buf == 2) {
-        if (t + WARPS < num_tiles) {
-          gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles);
-          asm volatile("cp.async.wait_group 1;" ::: "memory");
+      __syncthreads();  // the previous run's readers of the operator are done
+      make_dense_operator<P>(l, k, tiles, S);
+
+      const std::int64_t num_tiles = (s1 - s0 + WP - 1) / WP;
+      auto gather = [&](std::int64_t t, double* dst) {
+        const std::int64_t first = s0 + t * WP;
+        const int count = int(s1 - first < WP ? s1 - first : WP);
+        const int src = lane < count ? l.src[first + lane] : 0;
+        for (int e0 = 0; e0 < count * C; e0 += 32) {  // warp-uniform trips: the shuffle
+          const int e = e0 + lane, q = e / C, c = e - q * C;
+          const int s = __shfl_sync(0xffffffffu, src, q & 31);
+          if (e < count * C) {
+            m2l::copy_async(reinterpret_cast<cpx<double>*>(dst + q * R) + c,
+                            l.multipoles + std::int64_t(s) * C + c);
+          }
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+      };
+      int slot = 0;
+      if (K::buf == 2 && warp < num_tiles) gather(warp, buf);
+      for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
+        if constexpr (K::buf == 2) {
+          if (t + WARPS < num_tiles) {
+            gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles);
+            asm volatile("cp.async.wait_group 1;" ::: "memory");
+          } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+          }
         } else {
+          gather(t, buf);
           asm volatile("cp.async.wait_group 0;" ::: "memory");
         }
-      } else {
-        gather(t, buf);
-        asm volatile("cp.async.wait_group 0;" ::: "memory");
-      }
-      __syncwarp();
-      const std::int64_t first = s0 + t * WP;
-      const int count = int(s1 - first < WP ? s1 - first : WP);
-      // The accumulator lane's pairs: columns 2 (lane % 4) and 2 (lane % 4) + 1 of each
-      // tile of eight.
-      const int q0 = 2 * (lane & 3);
-      double* dst[K::np][2];
+        if constexpr (K::bulk) bulk_wait<true>();  // the stage's previous reads are done
+        __syncwarp();
+        const std::int64_t first = s0 + t * WP;
+        const int count = int(s1 - first < WP ? s1 - first : WP);
+        // The accumulator lane's pairs: columns 2 (lane % 4) and 2 (lane % 4) + 1 of each
+        // tile of eight.
+        const int q0 = 2 * (lane & 3);
+        if constexpr (K::bulk) {
+          constexpr int SS = layout::stage_stride;
+          double* st = stage + q0 * SS + ((lane >> 2) & 1);
+          dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
+                            [&](int u, int i, const double(&v)[2]) {
+                              if (i < C) {
+                                st[u * dense_pairs * SS + 2 * i] = v[0];
+                                st[u * dense_pairs * SS + SS + 2 * i] = v[1];
+                              }
+                            });
+          bulk_fence();
+          __syncwarp();
+          if (lane < count) {
+            bulk_reduce_add(
+                reinterpret_cast<double*>(l.locals + std::int64_t(l.tgt[first + lane]) * C),
+                stage + lane * SS, unsigned(C * sizeof(cpx<double>)));
+          }
+        } else {
+          double* dst[K::np][2];
 #pragma unroll
-      for (int u = 0; u < K::np; ++u)
+          for (int u = 0; u < K::np; ++u)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int q = u * dense_pairs + q0 + h;
-          dst[u][h] = q < count ? reinterpret_cast<double*>(
-                                      l.locals + std::int64_t(l.tgt[first + q]) * C) +
-                                      ((lane >> 2) & 1)
-                                : nullptr;
+            for (int h = 0; h < 2; ++h) {
+              const int q = u * dense_pairs + q0 + h;
+              dst[u][h] =
+                  q < count
+                      ? reinterpret_cast<double*>(l.locals + std::int64_t(l.tgt[first + q]) * C) +
+                            ((lane >> 2) & 1)
+                      : nullptr;
+            }
+          dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
+                            [&](int u, int i, const double(&v)[2]) {
+                              if (i < C) {
+#pragma unroll
+                                for (int h = 0; h < 2; ++h) {
+                                  if (dst[u][h] != nullptr) atomicAdd(dst[u][h] + 2 * i, v[h]);
+                                }
+                              }
+                            });
+          __syncwarp();  // every lane is done with this buffer before it is refilled
         }
-      dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
-                        [&](int u, int i, const double(&v)[2]) {
-                          if (i < C) {
-#pragma unroll
-                            for (int h = 0; h < 2; ++h) {
-if (dst[u][h] != nullptr) atomicAdd(dst[u][h] + 2 * i, v[h]);
-                            }
-                          }
-                        });
-      __syncwarp();  // every lane is done with this buffer before it is refilled
-      if constexpr (K::buf == 2) slot ^= 1;
+        if constexpr (K::buf == 2) slot ^= 1;
+      }
+      s0 = s1;
     }
-    s0 = s1;
   }
+  if constexpr (K::bulk) bulk_wait<false>();
 }
 
 /// Launches the dense schedule on `l` (double; the caller checked the arguments): the
-/// list split evenly over the resident blocks, one contiguous stretch each.
+/// list split evenly over the resident blocks, one contiguous stretch each, or with
+/// K::span, equal spans of at most that many pairs taken by the blocks in turn.
 template <int P, class K>
 void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
   if (l.num_pairs == 0) return;
@@ -356,13 +438,23 @@ void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
   constexpr std::size_t smem = dense_layout<P, K>::total;
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
-  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::warps * 32, smem));
+  WHAM_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::warps * 32, smem));
   const std::int64_t resident =
       std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
-  const std::int64_t per_block = std::max<std::int64_t>(
-      dense_pairs, (l.num_pairs + resident - 1) / resident);
-  const std::int64_t grid = (l.num_pairs + per_block - 1) / per_block;
-  kernel<<<dim3(unsigned(grid)), K::warps * 32, smem, stream>>>(l, per_block);
+  std::int64_t per_block =
+      std::max<std::int64_t>(dense_pairs, (l.num_pairs + resident - 1) / resident);
+  if constexpr (K::span > 0) {
+    if (per_block > K::span) {
+      // Equal spans, the same number for every block: a few blocks with one span more
+      // than the rest would double the time of the launch's tail.
+      const std::int64_t rounds = (per_block + K::span - 1) / K::span;
+      per_block = (l.num_pairs + resident * rounds - 1) / (resident * rounds);
+    }
+  }
+  const std::int64_t spans = (l.num_pairs + per_block - 1) / per_block;
+  const std::int64_t grid = std::min(spans, resident);
+  kernel<<<dim3(unsigned(grid)), K::warps * 32, smem, stream>>>(l, per_block, spans);
   WHAM_CHECK_LAUNCH("fmm class_dense_kernel");
 }
 
@@ -386,17 +478,40 @@ void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
 /// At p = 8 Nsight Compute puts the L2 at 73% of its peak (the gathers and the atomics;
 /// 99% hits), the tensor pipe at 32%, and 0.29 instructions a cycle per scheduler: more
 /// warps or more pairs a warp do not help; fewer L2 requests would.
+///
+/// Bulk reductions and spans (sixteenth session, 2026-12-02, H200, an A/B probe of each
+/// order's shape as above, atomics without spans / atomics with spans of 4096 / bulk
+/// reductions with spans of 4096, median us; 16^3 grouped by class, then 32^3 = 5,398,920
+/// pairs grouped by tiles of four target z-planes, then class):
+///  - 16^3: p = 1 33.9 / 34.5 / 38.6, 2 67.8 / 68.0 / 64.3, 3 82.0 / 81.8 / 83.4, 4 152 /
+///    152 / 134, 5 174 / 174 / 182, 6 276 / 276 / 299, 7 288 / 290 / 384, 8 457 / 462 /
+///    509 (bulk with 8 warps and 6 row tiles a group 447-455), 9 520 / 522, 10 768 / 783;
+///  - 32^3 by tiles: p = 1 270 / 274 / 343, 2 517 / 523 / 551, 3 625 / 647 / 631, 4 1255
+///    / 1240 / 1094, 5 1349 / 1341 / 1428, 6 2318 / 2302 / 2858, 7 2901 / 2415 / 3664, 8
+///    4976 / 3800 / 4426, 9 5869 / 4338, 10 8724 / 6520 (p = 9, 10: no room for the
+///    stage). Pair streaming on the same pairs: 16^3 p = 8 516 us, 32^3 p = 8 4520 us.
+/// So spans of 4096 at every order (one contiguous stretch a block already holds fewer
+/// pairs at 16^3; a tiled 32^3 list runs 1.2-1.35x faster from p = 7), and bulk
+/// reductions only at p = 4, the one order where they won on both levels. Nsight
+/// Compute's L2 figure above is not the atomics' alone: the same bytes as bulk
+/// reductions are no faster from p = 5.
+inline constexpr int class_dense_span = 4096;
+
 template <int P>
 struct class_dense_tuning {
+  static constexpr int S = class_dense_span;
   using type = std::conditional_t<
-      (P <= 5), dense_config<4, 1, 4, 2, true>,
+      (P == 4), dense_config<4, 1, 4, 2, true, true, S>,
       std::conditional_t<
-          (P == 6), dense_config<8, 1, 2, 1, true>,
-          std::conditional_t<(P == 7), dense_config<6, 1, 2, 1, true>,
-                             std::conditional_t<(P == 8), dense_config<6, 1, 4, 1, true>,
-                                                std::conditional_t<(P == 9),
-                                                                   dense_config<12, 1, 2, 1, true>,
-                                                                   dense_config<8, 1, 2, 1, true>>>>>>;
+          (P <= 5), dense_config<4, 1, 4, 2, true, false, S>,
+          std::conditional_t<
+              (P == 6), dense_config<8, 1, 2, 1, true, false, S>,
+              std::conditional_t<
+                  (P == 7), dense_config<6, 1, 2, 1, true, false, S>,
+                  std::conditional_t<
+                      (P == 8), dense_config<6, 1, 4, 1, true, false, S>,
+                      std::conditional_t<(P == 9), dense_config<12, 1, 2, 1, true, false, S>,
+                                         dense_config<8, 1, 2, 1, true, false, S>>>>>>>;
 };
 
 /// Orders the dense schedule is built for (double): the operator tiles and records of
