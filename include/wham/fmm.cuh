@@ -40,10 +40,12 @@
 ///                           product on the FP64 tensor cores instead: the class's
 ///                           direct operator ((-1)^l S_{n+k}^{m-l}) made once in shared
 ///                           memory from its (p+1)^2 singular harmonics, eight pairs a
-///                           product, the blocks taking spans of at most 4096 pairs in
-///                           turn, so that a list grouped by tiles of targets keeps its
-///                           pairs in flight in the L2 (a 32^3 level by tiles of four
-///                           z-planes: 1.2-1.35x faster than without spans from p = 7;
+///                           product, each pair's result added to its target by one
+///                           bulk reduction (except p = 1, 5: atomics), the blocks
+///                           taking spans of at most 4096 pairs in turn, so that a list
+///                           grouped by tiles of targets keeps its pairs in flight in
+///                           the L2 (a 32^3 level by tiles of four z-planes: 1.2-1.35x
+///                           faster than without spans from p = 7;
 ///                           detail/fmm/class_dense.cuh); from p = 11 to 16 the
 ///                           real matrices above, on the tensor cores from p = 13
 ///                           (mma.m8n8k4, four pairs a tile; detail/m2l/class_tensor.cuh).

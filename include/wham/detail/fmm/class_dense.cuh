@@ -25,9 +25,11 @@
 /// the L2). Per run of one class in a span: the block makes S and A (barriers), then
 /// each warp takes tiles of eight pairs in turn, gathers their records (cp.async; with
 /// two buffers the next tile's while it multiplies the current one) and adds the
-/// results to their targets: by an atomic a value from the accumulator's lane, or (at
-/// p = 4) staged in shared memory and sent as one bulk reduction a target. Pairs of one
-/// class have distinct targets in a uniform tree. Shapes by order: class_dense_tuning.
+/// results to their targets: by an atomic a value from the accumulator's lane (p = 1,
+/// 5), or staged in shared memory and sent as one bulk reduction a target (the other
+/// orders: all of a warp's results stay in registers until its products are done, then
+/// go to its record buffer). Pairs of one class have distinct targets in a uniform tree.
+/// Shapes by order: class_dense_tuning.
 #pragma once
 
 #include <wham/detail/fmm/accumulate.cuh>
@@ -116,8 +118,15 @@ struct dense_layout {
   /// A pair's staged result in doubles (BULK): 2C, even so that every pair's row starts
   /// 16-byte aligned for the bulk copy, and 2 or 6 modulo 8 so that the accumulator
   /// lanes' stores (eight rows of four pairs two rows apart) meet no bank conflicts.
-  static constexpr int stage_stride = (2 * shape::C) % 8 == 0 ? 2 * shape::C + 2 : 2 * shape::C;
-  static constexpr std::size_t stage_doubles = K::bulk ? std::size_t(warp_pairs) * stage_stride : 0;
+  /// With every row tile in one group (all results in registers when the products are
+  /// done) and one record buffer, the results are staged in the records themselves.
+  static constexpr bool stage_in_records =
+      K::bulk && K::g >= shape::row_tiles && K::buf == 1 && K::np == 1;
+  static constexpr int stage_stride =
+      stage_in_records ? shape::record
+                       : ((2 * shape::C) % 8 == 0 ? 2 * shape::C + 2 : 2 * shape::C);
+  static constexpr std::size_t stage_doubles =
+      K::bulk && !stage_in_records ? std::size_t(warp_pairs) * stage_stride : 0;
   static constexpr std::size_t total =
       stage + std::size_t(K::warps) * stage_doubles * sizeof(double);
 };
@@ -321,8 +330,10 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
     buf[q * R + 2 * C + (e - q * (R - 2 * C))] = 0.0;
   }
 
-  double* stage = reinterpret_cast<double*>(fmm_smem_raw + layout::stage) +
-                  std::size_t(warp) * layout::stage_doubles;
+  double* stage = layout::stage_in_records
+                      ? buf
+                      : reinterpret_cast<double*>(fmm_smem_raw + layout::stage) +
+                            std::size_t(warp) * layout::stage_doubles;
 
   for (std::int64_t span = blockIdx.x; span < num_spans; span += gridDim.x) {
     const std::int64_t b0 = span * per_block;
@@ -369,6 +380,10 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
             asm volatile("cp.async.wait_group 0;" ::: "memory");
           }
         } else {
+          if constexpr (K::bulk) {  // the previous results are read out of the buffer
+            bulk_wait<true>();
+            __syncwarp();
+          }
           gather(t, buf);
           asm volatile("cp.async.wait_group 0;" ::: "memory");
         }
@@ -384,6 +399,8 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
           double* st = stage + q0 * SS + ((lane >> 2) & 1);
           dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
                             [&](int u, int i, const double(&v)[2]) {
+                              // staged in the records: every lane's last B load is done
+                              if constexpr (layout::stage_in_records) __syncwarp();
                               if (i < C) {
                                 st[u * dense_pairs * SS + 2 * i] = v[0];
                                 st[u * dense_pairs * SS + SS + 2 * i] = v[1];
@@ -491,27 +508,36 @@ void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
 ///    4976 / 3800 / 4426, 9 5869 / 4338, 10 8724 / 6520 (p = 9, 10: no room for the
 ///    stage). Pair streaming on the same pairs: 16^3 p = 8 516 us, 32^3 p = 8 4520 us.
 /// So spans of 4096 at every order (one contiguous stretch a block already holds fewer
-/// pairs at 16^3; a tiled 32^3 list runs 1.2-1.35x faster from p = 7), and bulk
-/// reductions only at p = 4, the one order where they won on both levels. Nsight
-/// Compute's L2 figure above is not the atomics' alone: the same bytes as bulk
-/// reductions are no faster from p = 5.
+/// pairs at 16^3; a tiled 32^3 list runs 1.2-1.35x faster from p = 7). Bulk reductions
+/// on their own win only at p = 4: their stage costs shared memory, hence blocks.
+///
+/// Every row tile in one group (the same day and probe, "all rows": the warp keeps all
+/// its results in registers until the products are done, loads each B fragment once,
+/// and stages the results for the bulk reductions in its record buffer, so the stage
+/// costs no shared memory; median us, 16^3 by class / 32^3 by tiles, against the shapes
+/// above with spans): p = 2 all rows with 4 warps 61.6 / 499 (66.8 / 522), 3 83.1 / 620
+/// (82.7 / 647), 4 129.5 / 1042 (130.5 / 1101), 5 176 / 1352 (174 / 1334: kept), 6 238
+/// / 1945 (276 / 2302), 7 284 / 2384 (291 / 2425); p = 8 with 6 warps 399 / 3325 (460 /
+/// 3801; 4 warps 426 / 3733, 8 warps one block an SM 474 / 4159); p = 9 with 12 warps 520
+/// / 4111 (525 / 4347); p = 10 with 8 warps 736 / 6192 (781 / 6537). Pair streaming on
+/// the same pairs at p = 8: 516 / 4520 us.
 inline constexpr int class_dense_span = 4096;
+
+/// A shape with every row tile of order P in one group (bulk reductions staged in the
+/// record buffer): WARPS warps a block.
+template <int P, int WARPS>
+using dense_all_rows =
+    dense_config<WARPS, 1, (dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
+                 class_dense_span>;
 
 template <int P>
 struct class_dense_tuning {
-  static constexpr int S = class_dense_span;
   using type = std::conditional_t<
-      (P == 4), dense_config<4, 1, 4, 2, true, true, S>,
-      std::conditional_t<
-          (P <= 5), dense_config<4, 1, 4, 2, true, false, S>,
-          std::conditional_t<
-              (P == 6), dense_config<8, 1, 2, 1, true, false, S>,
-              std::conditional_t<
-                  (P == 7), dense_config<6, 1, 2, 1, true, false, S>,
-                  std::conditional_t<
-                      (P == 8), dense_config<6, 1, 4, 1, true, false, S>,
-                      std::conditional_t<(P == 9), dense_config<12, 1, 2, 1, true, false, S>,
-                                         dense_config<8, 1, 2, 1, true, false, S>>>>>>>;
+      (P == 1 || P == 5), dense_config<4, 1, 4, 2, true, false, class_dense_span>,
+      std::conditional_t<(P <= 7), dense_all_rows<P, 4>,
+                         std::conditional_t<(P == 8), dense_all_rows<P, 6>,
+                                            std::conditional_t<(P == 9), dense_all_rows<P, 12>,
+                                                               dense_all_rows<P, 8>>>>>;
 };
 
 /// Orders the dense schedule is built for (double): the operator tiles and records of
