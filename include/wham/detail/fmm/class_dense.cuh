@@ -369,6 +369,10 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
       int slot = 0;
       if (K::buf == 2 && warp < num_tiles) gather(warp, buf);
       for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
+        if constexpr (K::bulk) {  // the last tile's results are read out of the stage
+          bulk_wait<true>();
+          __syncwarp();
+        }
         if constexpr (K::buf == 2) {
           if (t + WARPS < num_tiles) {
             gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles);
@@ -377,14 +381,9 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
             asm volatile("cp.async.wait_group 0;" ::: "memory");
           }
         } else {
-          if constexpr (K::bulk) {  // the previous results are read out of the buffer
-            bulk_wait<true>();
-            __syncwarp();
-          }
           gather(t, buf);
           asm volatile("cp.async.wait_group 0;" ::: "memory");
         }
-        if constexpr (K::bulk) bulk_wait<true>();  // the stage's previous reads are done
         __syncwarp();
         const std::int64_t first = s0 + t * WP;
         const int count = int(s1 - first < WP ? s1 - first : WP);
