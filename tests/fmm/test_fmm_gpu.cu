@@ -321,15 +321,17 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
 /// above picks one per order): scalar, tensor (double) and dense (double, to
 /// class_dense_max_order; its tuned shape, and a small one with spans of 16 pairs, so
 /// that the blocks take several spans each where the list is long (p <= 8: up to 20,000
-/// pairs), with atomics and with bulk reductions).
+/// pairs), with atomics and with bulk reductions; and every row tile in one group with
+/// each pair's record gathered by one bulk copy, with spans of 16).
 TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every order",
                    "[fmm][gpu]", float, double) {
   using T = TestType;
   namespace f = wham::detail::fmm;
   const int p = GENERATE(range(f::class_group_min_order, f::class_group_max_order<T>() + 1));
   const int kind = GENERATE(0, 2);
-  // scalar, tensor, dense (tuned), dense with spans of 16 (atomics), the same (bulk)
-  const int schedule = GENERATE(0, 1, 2, 3, 4);
+  // scalar, tensor, dense (tuned), dense with spans of 16 (atomics), the same (bulk),
+  // all rows with bulk gathers and spans of 16
+  const int schedule = GENERATE(0, 1, 2, 3, 4, 5);
   if (schedule != 0 && !std::is_same_v<T, double>) return;
   if (schedule >= 2 && !f::class_dense_serves<T>(p)) return;
   if (wham_test::reduced() && (kind != 2 || (p != 1 && p != 5 && p != 8 && p != 13 && p != 16))) {
@@ -363,12 +365,19 @@ TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every
           if (schedule >= 3) {
             using atomic_spans = f::dense_config<4, 1, 2, 1, true, false, 16>;
             using bulk_spans = f::dense_config<4, 1, 2, 1, true, true, 16>;
+            using bulk_gathers =
+                f::dense_config<4, 1, (f::dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
+                                16, true>;
             REQUIRE(f::dense_layout<P, bulk_spans>::total <=
+                    wham::detail::current_device_limits().smem_per_block_optin);
+            REQUIRE(f::dense_layout<P, bulk_gathers>::total <=
                     wham::detail::current_device_limits().smem_per_block_optin);
             if (schedule == 3) {
               f::launch_class_dense<P, atomic_spans>(l, 0);
-            } else {
+            } else if (schedule == 4) {
               f::launch_class_dense<P, bulk_spans>(l, 0);
+            } else {
+              f::launch_class_dense<P, bulk_gathers>(l, 0);
             }
             return;
           }

@@ -23,8 +23,9 @@
 /// A block owns equal spans of the list in turn (at most class_dense_span pairs each, so
 /// that on a list grouped by tiles of targets the pairs in flight keep their data in
 /// the L2). Per run of one class in a span: the block makes S and A (barriers), then
-/// each warp takes tiles of eight pairs in turn, gathers their records (cp.async; with
-/// two buffers the next tile's while it multiplies the current one) and adds the
+/// each warp takes tiles of eight pairs in turn, gathers their records (cp.async a
+/// coefficient, or at p = 10 one bulk copy a record; with two buffers the next tile's
+/// while it multiplies the current one; the pairs' indices loaded ahead) and adds the
 /// results to their targets: by an atomic a value from the accumulator's lane (p = 1,
 /// 5), or staged in shared memory and sent as one bulk reduction a target (the other
 /// orders: all of a warp's results stay in registers until its products are done, then
@@ -95,12 +96,17 @@ struct dense_shape {
 /// (cp.reduce.async.bulk .add.f64, sm_90; else one atomic a value from the accumulator's
 /// lane), SPAN: the most pairs a block takes at once (0: one contiguous stretch a block;
 /// else spans of at most SPAN pairs, the blocks taking them in turn, so that the pairs
-/// in flight keep to one part of a list grouped by tiles of targets).
-template <int WARPS_, int NP_, int G_, int BUF_, bool M16_, bool BULK_ = false, int SPAN_ = 0>
+/// in flight keep to one part of a list grouped by tiles of targets), LOAD_BULK: each
+/// pair's record gathered by one bulk copy (cp.async.bulk, completion counted on a
+/// per-warp mbarrier; sm_90) instead of one cp.async per coefficient (one buffer only).
+template <int WARPS_, int NP_, int G_, int BUF_, bool M16_, bool BULK_ = false, int SPAN_ = 0,
+          bool LOAD_BULK_ = false>
 struct dense_config {
   static constexpr int warps = WARPS_, np = NP_, g = G_, buf = BUF_, span = SPAN_;
-  static constexpr bool m16 = M16_, bulk = BULK_;
+  static constexpr bool m16 = M16_, bulk = BULK_, load_bulk = LOAD_BULK_;
   static_assert(!M16_ || G_ % 2 == 0, "m16n8k4 takes row tiles in pairs");
+  static_assert(!LOAD_BULK_ || (BUF_ == 1 && NP_ == 1), "bulk gathers fill one buffer");
+  static_assert(NP_ * 8 <= 32, "a lane holds the indices of one pair of the warp's tiles");
 };
 
 /// Shared memory (bytes from the dynamic base): the operator tiles, S, then each warp's
@@ -127,8 +133,11 @@ struct dense_layout {
                        : ((2 * shape::C) % 8 == 0 ? 2 * shape::C + 2 : 2 * shape::C);
   static constexpr std::size_t stage_doubles =
       K::bulk && !stage_in_records ? std::size_t(warp_pairs) * stage_stride : 0;
-  static constexpr std::size_t total =
+  /// Each warp's mbarrier (LOAD_BULK).
+  static constexpr std::size_t bars =
       stage + std::size_t(K::warps) * stage_doubles * sizeof(double);
+  static constexpr std::size_t total =
+      bars + (K::load_bulk ? std::size_t(K::warps) * sizeof(unsigned long long) : 0);
 };
 
 /// Makes S_n^m(delta) of class k (threads 0..P, one order m each, by the spec's
@@ -254,6 +263,81 @@ __device__ __forceinline__ void bulk_wait() {
 #endif
 }
 
+/// Initialises the mbarrier at `bar` (shared memory) for `count` arrivals a phase.
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned a = unsigned(__cvta_generic_to_shared(bar));
+  asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], %1;\n\t"
+      "fence.mbarrier_init.release.cluster;" ::"r"(a),
+      "r"(count)
+      : "memory");
+#else
+  (void)bar;
+  (void)count;
+#endif
+}
+
+/// Invalidates the mbarrier at `bar` (its memory is free for other uses after this).
+__device__ __forceinline__ void mbar_inval(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned a = unsigned(__cvta_generic_to_shared(bar));
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(a) : "memory");
+#else
+  (void)bar;
+#endif
+}
+
+/// Arrives on `bar`, first adding `bytes` to the transfers its phase waits for.
+__device__ __forceinline__ void mbar_arrive_expect(unsigned long long* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned a = unsigned(__cvta_generic_to_shared(bar));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(a), "r"(bytes)
+               : "memory");
+#else
+  (void)bar;
+  (void)bytes;
+#endif
+}
+
+/// Waits until the phase of `bar` with this parity has completed.
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned a = unsigned(__cvta_generic_to_shared(bar));
+  asm volatile(
+      "{\n\t.reg .pred done;\n"
+      "WHAM_MBAR_WAIT:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+      "@!done bra WHAM_MBAR_WAIT;\n\t}" ::"r"(a),
+      "r"(parity)
+      : "memory");
+#else
+  (void)bar;
+  (void)parity;
+#endif
+}
+
+/// dst[0, bytes) = src[0, bytes) as one bulk copy into shared memory, counted on `bar`
+/// (sm_90; both 16-byte aligned, bytes a multiple of 16).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  const unsigned b = unsigned(__cvta_generic_to_shared(bar));
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(d),
+      "l"(src), "r"(bytes), "r"(b)
+      : "memory");
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  (void)bar;
+  __trap();
+#endif
+}
+
 /// The warp's NP tiles of eight pairs through the operator: B from the warp's record
 /// buffer, G row tiles at a time, then the values to the targets.
 template <int P, class K, class Emit>
@@ -308,6 +392,30 @@ __device__ __forceinline__ void dense_tiles(const double* __restrict__ tiles,
   });
 }
 
+/// The class k = cls[s0] and the end of its run from s0 (the first i in (s0, b1) with
+/// cls[i] != k, else b1), by a warp: eight loads a lane in flight a round (256 pairs),
+/// since a run is hundreds to thousands of pairs and each round is an L2 latency (one
+/// round of 32 pairs was 5.6% of the p = 8 kernel's stall samples, Nsight Compute, H200).
+__device__ __forceinline__ std::int64_t dense_run(const std::int32_t* __restrict__ cls,
+                                                  std::int64_t s0, std::int64_t b1, int& k) {
+  constexpr int depth = 8;
+  const int lane = threadIdx.x & 31;
+  for (std::int64_t s1 = s0;; s1 += 32 * depth) {
+    int c[depth];
+#pragma unroll
+    for (int j = 0; j < depth; ++j) {
+      const std::int64_t i = s1 + 32 * j + lane;
+      c[j] = i < b1 ? cls[i] : 0;
+    }
+    if (s1 == s0) k = __shfl_sync(0xffffffffu, c[0], 0);
+#pragma unroll
+    for (int j = 0; j < depth; ++j) {
+      const unsigned other = __ballot_sync(0xffffffffu, s1 + 32 * j + lane >= b1 || c[j] != k);
+      if (other != 0u) return s1 + 32 * j + __ffs(int(other)) - 1;
+    }
+  }
+}
+
 template <int P, class K>
 __global__ void __launch_bounds__(K::warps * 32, 1)
     class_dense_kernel(const pair_list<double> l, std::int64_t per_block, std::int64_t num_spans) {
@@ -327,6 +435,19 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
     buf[q * R + 2 * C + (e - q * (R - 2 * C))] = 0.0;
   }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool load_bulk = K::load_bulk;
+#else
+  constexpr bool load_bulk = false;  // no bulk copies before sm_90: cp.async
+#endif
+  unsigned long long* bar =
+      reinterpret_cast<unsigned long long*>(fmm_smem_raw + layout::bars) + warp;
+  unsigned phase = 0;
+  if constexpr (load_bulk) {
+    if (lane == 0) mbar_init(bar, 1);
+    __syncwarp();
+  }
+
   double* stage = layout::stage_in_records
                       ? buf
                       : reinterpret_cast<double*>(fmm_smem_raw + layout::stage) +
@@ -336,53 +457,68 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
     const std::int64_t b0 = span * per_block;
     const std::int64_t b1 = b0 + per_block < l.num_pairs ? b0 + per_block : l.num_pairs;
     for (std::int64_t s0 = b0; s0 < b1;) {
-      // The run of class k from s0: its end by ballots over 32 pairs (every warp the same).
-      const int k = l.cls[s0];
-      std::int64_t s1 = s0;
-      for (;;) {
-        const std::int64_t i = s1 + lane;
-        const unsigned other = __ballot_sync(0xffffffffu, i >= b1 || l.cls[i] != k);
-        if (other != 0u) {
-          s1 += __ffs(int(other)) - 1;
-          break;
-        }
-        s1 += 32;
-      }
+      // The run of class k from s0 and its end (every warp the same).
+      int k;
+      const std::int64_t s1 = dense_run(l.cls, s0, b1, k);
       __syncthreads();  // the previous run's readers of the operator are done
       make_dense_operator<P>(l, k, tiles, S);
 
       const std::int64_t num_tiles = (s1 - s0 + WP - 1) / WP;
-      auto gather = [&](std::int64_t t, double* dst) {
+      // Lane q's entry of a[] for pair q of tile t (0 past the run).
+      auto pair_index = [&](const std::int32_t* a, std::int64_t t) {
+        const std::int64_t i = s0 + t * WP + lane;
+        return i < s1 ? a[i] : 0;
+      };
+      // Tile t's records into dst; src: pair_index(l.src, t).
+      auto gather = [&](std::int64_t t, double* dst, int src) {
         const std::int64_t first = s0 + t * WP;
         const int count = int(s1 - first < WP ? s1 - first : WP);
-        const int src = lane < count ? l.src[first + lane] : 0;
-        for (int e0 = 0; e0 < count * C; e0 += 32) {  // warp-uniform trips: the shuffle
-          const int e = e0 + lane, q = e / C, c = e - q * C;
-          const int s = __shfl_sync(0xffffffffu, src, q & 31);
-          if (e < count * C) {
-            m2l::copy_async(reinterpret_cast<cpx<double>*>(dst + q * R) + c,
-                            l.multipoles + std::int64_t(s) * C + c);
+        if constexpr (load_bulk) {  // one copy a record, counted on the warp's mbarrier
+          constexpr unsigned bytes = unsigned(C * sizeof(cpx<double>));
+          if (lane == 0) mbar_arrive_expect(bar, unsigned(count) * bytes);
+          if (lane < count) {
+            bulk_load(dst + lane * R, l.multipoles + std::int64_t(src) * C, bytes, bar);
           }
+        } else {
+          for (int e0 = 0; e0 < count * C; e0 += 32) {  // warp-uniform trips: the shuffle
+            const int e = e0 + lane, q = e / C, c = e - q * C;
+            const int s = __shfl_sync(0xffffffffu, src, q & 31);
+            if (e < count * C) {
+              m2l::copy_async(reinterpret_cast<cpx<double>*>(dst + q * R) + c,
+                              l.multipoles + std::int64_t(s) * C + c);
+            }
+          }
+          asm volatile("cp.async.commit_group;" ::: "memory");
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
       };
       int slot = 0;
-      if (K::buf == 2 && warp < num_tiles) gather(warp, buf);
+      // BUF 1: the next tile's sources are loaded one tile ahead, and the tile's targets
+      // when its gather is issued, so that neither load's latency meets its use.
+      int src_next = K::buf == 1 && warp < num_tiles ? pair_index(l.src, warp) : 0;
+      if (K::buf == 2 && warp < num_tiles) gather(warp, buf, pair_index(l.src, warp));
       for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
+        const int tgt = K::bulk ? pair_index(l.tgt, t) : 0;
         if constexpr (K::bulk) {  // the last tile's results are read out of the stage
           bulk_wait<true>();
           __syncwarp();
         }
         if constexpr (K::buf == 2) {
           if (t + WARPS < num_tiles) {
-            gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles);
+            gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles,
+                   pair_index(l.src, t + WARPS));
             asm volatile("cp.async.wait_group 1;" ::: "memory");
           } else {
             asm volatile("cp.async.wait_group 0;" ::: "memory");
           }
         } else {
-          gather(t, buf);
-          asm volatile("cp.async.wait_group 0;" ::: "memory");
+          gather(t, buf, src_next);
+          src_next = t + WARPS < num_tiles ? pair_index(l.src, t + WARPS) : 0;
+          if constexpr (load_bulk) {
+            mbar_wait(bar, phase);
+            phase ^= 1;
+          } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+          }
         }
         __syncwarp();
         const std::int64_t first = s0 + t * WP;
@@ -405,9 +541,8 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
           bulk_fence();
           __syncwarp();
           if (lane < count) {
-            bulk_reduce_add(
-                reinterpret_cast<double*>(l.locals + std::int64_t(l.tgt[first + lane]) * C),
-                stage + lane * SS, unsigned(C * sizeof(cpx<double>)));
+            bulk_reduce_add(reinterpret_cast<double*>(l.locals + std::int64_t(tgt) * C),
+                            stage + lane * SS, unsigned(C * sizeof(cpx<double>)));
           }
         } else {
           double* dst[K::np][2];
@@ -439,6 +574,10 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
     }
   }
   if constexpr (K::bulk) bulk_wait<false>();
+  if constexpr (load_bulk) {  // every phase is complete: no copy is pending on it
+    __syncwarp();
+    if (lane == 0) mbar_inval(bar);
+  }
 }
 
 /// Launches the dense schedule on `l` (double; the caller checked the arguments): the
@@ -517,14 +656,28 @@ void launch_class_dense(const pair_list<double>& l, cudaStream_t stream) {
 /// 3801; 4 warps 426 / 3733, 8 warps one block an SM 474 / 4159); p = 9 with 12 warps 520
 /// / 4111 (525 / 4347); p = 10 with 8 warps 736 / 6192 (781 / 6537). Pair streaming on
 /// the same pairs at p = 8: 516 / 4520 us.
+///
+/// Latency (seventeenth session, 2026-12-02, H200). Nsight Compute on the p = 8 shape: L2
+/// at 67% of peak, issue slots 24% busy, 10.8 cycles between a warp's instructions, a
+/// third of them long-scoreboard stalls; the largest were waits on loads issued just
+/// before their use: the run's end found 32 class ids a round (5.6% of the samples),
+/// each tile's target ids loaded when its bulk reductions were issued (3.8% + 5.8% in
+/// the reduction loop), its source ids just before the gather (4%). Now the run's end is
+/// found 256 ids a round (dense_run), the sources are loaded one tile ahead and the
+/// targets when the tile's gather is issued. A/B probe, old / new, median us, 16^3 by
+/// class; 32^3 by tiles: p = 2 64.2 / 61.4; 492 / 429, 4 133.7 / 128.8; 1041 / 1015, 5
+/// 178 / 167; 1326 / 1296, 6 240 / 239; 1939 / 1908, 7 290 / 288; 2387 / 2330, 8 406 /
+/// 392; 3296 / 3212, 9 515 / 511; 4117 / 3836, 10 737 / 721; 6155 / 5601 (pair
+/// streaming at p = 8: 517; 4524 us). Each pair's record by one bulk copy instead of
+/// cp.async a coefficient (LOAD_BULK): p = 10 702 / 5376 (kept), p = 8 394 / 3263, p =
+/// 4 128.5 / 1004 (within noise: not taken), p = 9 +1.2-1.4% (the first probe).
 inline constexpr int class_dense_span = 4096;
 
 /// A shape with every row tile of order P in one group (bulk reductions staged in the
-/// record buffer): WARPS warps a block.
-template <int P, int WARPS>
-using dense_all_rows =
-    dense_config<WARPS, 1, (dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
-                 class_dense_span>;
+/// record buffer): WARPS warps a block; LOAD_BULK as dense_config.
+template <int P, int WARPS, bool LOAD_BULK = false>
+using dense_all_rows = dense_config<WARPS, 1, (dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true,
+                                    true, class_dense_span, LOAD_BULK>;
 
 template <int P>
 struct class_dense_tuning {
@@ -533,7 +686,7 @@ struct class_dense_tuning {
       std::conditional_t<(P <= 7), dense_all_rows<P, 4>,
                          std::conditional_t<(P == 8), dense_all_rows<P, 6>,
                                             std::conditional_t<(P == 9), dense_all_rows<P, 12>,
-                                                               dense_all_rows<P, 8>>>>>;
+                                                               dense_all_rows<P, 8, true>>>>>;
 };
 
 /// Orders the dense schedule is built for (double): the operator tiles and records of
