@@ -15,8 +15,10 @@
 ///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
 ///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
 ///                kernel over the low bits, then one coalesced column-tiled pass
-///                per group of up to 11 high bits, in place in `out` (no workspace),
-///                chunked so that each pass reads the previous one's output from L2;
+///                per group of up to 11 high bits, in place in `out` (no workspace);
+///                on compute capability 9.0+ a group of up to 13 bits as clusters of
+///                blocks where that saves a pass (float log_n = 27, 28; double and
+///                complex<float> 26, 27);
 ///   - baseline:  one global-memory pass per butterfly stage (for comparison).
 ///
 /// \code

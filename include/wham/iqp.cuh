@@ -212,6 +212,18 @@ inline bool resident_pays(int n, std::int64_t batch) {
   return batch >= (one_mib_rows ? 64 : 256);
 }
 
+/// The Kronecker split's plan for the IQP phases: strided stages in one block only.
+/// Clustered stages (wht::strided_cluster_kernel), which save the FWHT a pass at
+/// float n = 27, 28 and 8-byte n = 26, 27, would need a stage 0 of 13 or 14 bits, and
+/// the phase-generating stage 0 costs more there than the third pass it saves (H200,
+/// 2026-12-02, 512 MiB, fraction of the write floor: complex64 n = 26 0.121 (13+13)
+/// vs 0.152 (12+7+7), n = 27 0.114 (14+13) vs 0.147 (12+8+7)).
+inline constexpr wht::kronecker_config kronecker_tuning = [] {
+  wht::kronecker_config c;
+  c.clusters = -1;
+  return c;
+}();
+
 template <class V, class Input, class Output>
 inline void launch_beyond_block(int n, std::int64_t batch, Input input, Output output,
                                 wht::real_t<V> scale, cudaStream_t stream) {
@@ -382,7 +394,8 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
         return detail::wht::launch_kronecker_resident<V>(num_qubits, batch, input, output, scale,
                                                          stream);
       }
-      return detail::wht::launch_kronecker<V>(num_qubits, batch, input, output, scale, stream);
+      return detail::wht::launch_kronecker_config<V>(num_qubits, batch, input, output, scale,
+                                                     stream, detail::iqp::kronecker_tuning);
     case iqp_path::baseline:
       return detail::wht::launch_baseline<V>(num_qubits, batch, input, output, scale, stream);
     default:

@@ -213,6 +213,57 @@ TEMPLATE_TEST_CASE("fwht: spot checks at n = 26 and 28 (kronecker path)", "[fwht
   REQUIRE(err <= tolerance<T>());
 }
 
+// Strided stages wider than one block's tile run as clusters of 2^k blocks
+// (detail/wht/kronecker.cuh, strided_cluster_kernel); the automatic plans take them
+// only where they save a pass (float n = 27, 28), so each cluster size is forced
+// here: stage 0 of 10 bits, then one strided stage of part_bits + k bits, k = 1..4,
+// in and out of place, with one block's stages capped at part_bits.
+TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
+                   "[fwht][paths][gpu]", float, double, cuda::std::complex<float>,
+                   cuda::std::complex<double>) {
+  using T = TestType;
+  using R = wham::detail::wht::real_t<T>;
+  namespace wd = wham::detail::wht;
+  const int log_k = GENERATE(1, 2, 3, 4);
+  if (wham_test::reduced() && log_k > 2) return;
+  if (!wd::clusters_supported()) {
+    WARN("skipped: no thread block clusters on this device");
+    return;
+  }
+  const int log_n = 10 + wd::strided_cluster_part_bits + log_k;
+  const std::int64_t batch = log_k == 1 ? 3 : 1;
+  const std::size_t n = std::size_t(1) << log_n;
+  CAPTURE(log_k, log_n, batch, wham_test::seed());
+  wd::kronecker_config cfg;
+  cfg.lo_bits = 10;
+  cfg.max_strided_bits = wd::strided_cluster_part_bits;
+  cfg.clusters = 1;
+  cfg.cluster_log_k = log_k;
+  const auto plan = wd::kronecker_plan<T>(log_n, cfg);
+  REQUIRE(plan.num_stages == 2);
+  REQUIRE(plan.stages[1].bits == log_n - 10);
+  REQUIRE(wd::strided_stage_clustered(plan.stages[1].bits, wd::strided_stage_limits(cfg)));
+
+  auto gen = wham_test::rng(0xC1 + log_k);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+  const auto ref = wham::reference::fwht_batched<double_of<T>>(host.data(), log_n, batch, scale);
+  wham_test::device_buffer<T> d_in(host.size()), d_out(host.size());
+  for (const bool in_place : {false, true}) {
+    CAPTURE(in_place);
+    d_in.upload(host);
+    if (!in_place) d_out.poison();
+    T* out = in_place ? d_in.data() : d_out.data();
+    wd::launch_kronecker_config<T>(log_n, batch, wd::loaded_input<T, T>{d_in.data()},
+                                   wd::stored_output<T, T>{out}, R(scale), 0, cfg);
+    WHAM_TEST_CUDA(cudaGetLastError());
+    WHAM_TEST_CUDA(cudaDeviceSynchronize());
+    const auto got = in_place ? d_in.download() : d_out.download();
+    REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<T>());
+  }
+}
+
 TEST_CASE("fwht: explicit paths that cannot serve n throw wham::error", "[fwht][paths][gpu]") {
   wham_test::device_buffer<cuda::std::complex<double>> d(std::size_t(1) << 14);
   using C = cuda::std::complex<double>;

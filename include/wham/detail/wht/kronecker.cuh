@@ -12,6 +12,9 @@
 /// rows' direction on chip (register butterflies, shared-memory exchanges between
 /// rounds), scales on the last stage and stores the tile back. The index
 /// arithmetic lives in wham/reference/kronecker.hpp, which the CPU tests replay.
+/// A stage wider than one block's tile runs as clusters of blocks that finish it
+/// through distributed shared memory (strided_cluster_kernel); the plans take it
+/// only where it saves a pass (strided_cluster_log_k).
 ///
 /// Precision: the intermediate between stages is stored in the output's element
 /// type, and the strided stages compute in it. With complex64 output from a
@@ -42,7 +45,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -64,6 +69,14 @@ struct kronecker_config {
   std::int64_t chunk_bytes = 0;
   /// Stage-0 bits (0: kronecker_preferred_lo, moved as the stage count requires).
   int lo_bits = 0;
+  /// Strided stages wider than max_strided_bits as clusters of blocks
+  /// (strided_cluster_kernel, devices with clusters): 0: where that saves a whole
+  /// pass over memory, for elements of at most 8 bytes (strided_cluster_log_k has the
+  /// measurements); 1: whenever a stage is wider; -1: never.
+  int clusters = 0;
+  /// log2 of the largest cluster a strided stage may use, 1..strided_cluster_max_log_k
+  /// (0: strided_cluster_log_k).
+  int cluster_log_k = 0;
 };
 
 /// Policies shifted by a flat offset (one chunk of rows at a time).
@@ -125,8 +138,9 @@ struct strided_kernel_shape {
 };
 
 /// Round over row bits [B, Top) (Top - B <= log_e) from shared memory; the last
-/// round (B == 0) stores to global memory with the scale.
-template <class T, int LogH, int Top, int E>
+/// round (B == 0) stores to global memory with the scale, or, ToShared, leaves the
+/// result in the tile (unscaled) for the cluster stage.
+template <class T, int LogH, int Top, int E, bool ToShared = false>
 __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E], T* gbase,
                                                std::int64_t stride, real_t<T> scale) {
   using shape = strided_kernel_shape<T, LogH>;
@@ -141,14 +155,17 @@ __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E],
     for (int g = 0; g < (1 << G); ++g)
       v[r * (1 << G) + g] = tile[kron::round_row(B, G, unsigned(r * P + p), unsigned(g)) * C + c];
   register_butterflies<G>(v);
-  if constexpr (B > 0) {
+  if constexpr (B > 0 || ToShared) {
+    // Each thread writes back the elements it read: no barrier before the writes.
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int g = 0; g < (1 << G); ++g)
         tile[kron::round_row(B, G, unsigned(r * P + p), unsigned(g)) * C + c] = v[r * (1 << G) + g];
-    __syncthreads();
-    strided_rounds<T, LogH, B>(tile, c, p, v, gbase, stride, scale);
+    if constexpr (B > 0) {
+      __syncthreads();
+      strided_rounds<T, LogH, B, E, ToShared>(tile, c, p, v, gbase, stride, scale);
+    }
   } else {
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -161,19 +178,20 @@ __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E],
 }
 
 /// One tile of a strided stage by the block's first strided_kernel_shape::threads
-/// threads (`smem_raw`: its smem_bytes of shared memory): the body of strided_kernel,
-/// and of kernels that run several tiles in turn.
-template <class T, int LogH>
-__device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
-                                             std::int64_t tile_index, unsigned char* smem_raw) {
+/// threads (`smem_raw`: its smem_bytes of shared memory), the tile whose row 0,
+/// column 0 is `base` (rows `stride` elements apart). ToShared: the result stays in
+/// shared memory, row-major (row * C + column), unscaled.
+template <class T, int LogH, bool ToShared = false>
+__device__ __forceinline__ void strided_tile_at(T* base, std::int64_t stride, real_t<T> scale,
+                                                unsigned char* smem_raw) {
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int E = shape::E;
   constexpr int C = shape::C;
   constexpr int B0 = LogH - shape::log_e;  // round 0: the top log_e row bits, from global
+  static_assert(!ToShared || B0 > 0, "a tile left in shared memory spans several rounds");
   const int c = static_cast<int>(threadIdx.x) % C;
   const int p = static_cast<int>(threadIdx.x) / C;
-  const std::int64_t stride = std::int64_t(1) << bit;
-  T* gbase = data + kron::tile_base(bit, LogH, shape::log_c, tile_index) + c;
+  T* gbase = base + c;
 
   T v[E];
 #pragma unroll
@@ -184,11 +202,21 @@ __device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
 #pragma unroll
     for (int j = 0; j < E; ++j) tile[(p | (j << B0)) * C + c] = v[j];
     __syncthreads();
-    strided_rounds<T, LogH, B0>(tile, c, p, v, gbase, stride, scale);
+    strided_rounds<T, LogH, B0, E, ToShared>(tile, c, p, v, gbase, stride, scale);
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j) gbase[std::int64_t(j) * stride] = v[j] * scale;
   }
+}
+
+/// Tile `tile_index` of the stage over row bits [bit, bit + LogH): the body of
+/// strided_kernel, and of kernels that run several tiles in turn.
+template <class T, int LogH>
+__device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
+                                             std::int64_t tile_index, unsigned char* smem_raw) {
+  using shape = strided_kernel_shape<T, LogH>;
+  strided_tile_at<T, LogH>(data + kron::tile_base(bit, LogH, shape::log_c, tile_index),
+                           std::int64_t(1) << bit, scale, smem_raw);
 }
 
 template <class T, int LogH>
@@ -250,6 +278,124 @@ inline void launch_strided(int log_h, T* data, std::int64_t total, int bit, real
   }
 }
 
+// ---- strided stages beyond one block's tile (sm_90 and later) -------------------
+// A stage of LogH + LogK row bits as clusters of K = 2^LogK blocks. Block r of a cluster
+// holds the rows whose top LogK bits are r: a tile of the one-block stage's shape
+// (2^LogH rows x 128 contiguous bytes), transformed over its low LogH bits into its
+// shared memory. After a cluster barrier, block r takes its K-th share of the tile's
+// (row, column) places, reads each place from the K blocks (distributed shared
+// memory), applies the K-point transform in registers and stores the K results. Rows
+// stay 128 bytes wide however many bits the stage takes (the one-block stage narrows
+// them to 64 bytes at 11 bits and cannot take 12), so long rows need no third pass.
+
+/// Clusters of up to 8 blocks are portable; 16 needs the non-portable opt-in.
+inline constexpr int strided_cluster_max_log_k = 4;
+/// Tuning (H200, 2026-12-02, an A/B probe of whole plans, fraction of a plain copy of
+/// 1 GiB of FWHT rows; plan bits in brackets). Blocks of 2^9 rows (64 KiB, two
+/// blocks an SM) against 2^10 (128 KiB, one): float n = 24 (12+12) 0.41 vs 0.38,
+/// n = 27 (14+13) 0.36 vs 0.34. The clustered stage runs at about 0.75-0.8 of a copy,
+/// the one-block stage of <= 11 bits at about 0.9 (its two cluster barriers leave an
+/// SM idle while the cluster's slowest block catches up), so clusters pay only where
+/// they replace three passes by two: float n = 27 0.36 (14+13) vs 0.32 (12+8+7);
+/// double / complex64 n = 26 0.35-0.36 (13+13, 14+12) vs 0.34 (12+7+7); float n = 28
+/// 0.33 (15+13) vs 0.32. Where both plans take two passes they lose or tie: float
+/// n = 24 0.41 (12+12) vs 0.41 (13+11), n = 25 0.39 (12+13) vs 0.41 (14+11), n = 26
+/// 0.36-0.38 vs 0.37 (15+11); double / complex64 n = 24 0.40 vs 0.45 (13+11); and at 16
+/// bytes they lose even when they save a pass (complex128 n = 26: 0.31, 13+13 with
+/// blocks of 2^10, vs 0.34, 12+7+7; IQP complex128 n = 26 0.146 vs 0.154 of the write
+/// floor). The tree as kept (blocks of 2^9, up to 16 a cluster, clusters where they save
+/// a pass at <= 8 bytes), same probe, plans with clusters vs without: float n = 27 0.358
+/// vs 0.324, n = 28 0.323 vs 0.319; double n = 26 0.353 vs 0.337, n = 27 0.331 vs 0.334
+/// (the only loss kept: within the probe's noise of a few thousandths). The IQP phases
+/// keep one-block stages (iqp.cuh, kronecker_tuning).
+inline constexpr int strided_cluster_part_bits = 9;
+inline constexpr int strided_cluster_log_k = 4;
+
+template <class T, int LogH, int LogK>
+__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
+    strided_cluster_kernel(T* data, int bit, real_t<T> scale) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using shape = strided_kernel_shape<T, LogH>;
+  constexpr int K = 1 << LogK;
+  constexpr int C = shape::C;
+  constexpr int threads = shape::threads;
+  constexpr int share = ((1 << LogH) * C) / K;  // (row, column) places a block combines
+  static_assert(share % threads == 0, "every thread combines the same number of places");
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const unsigned rank = cluster.block_rank();
+  const std::int64_t stride = std::int64_t(1) << bit;
+  T* const base =
+      data + kron::tile_base(bit, LogH + LogK, shape::log_c, std::int64_t(blockIdx.x) >> LogK);
+  strided_tile_at<T, LogH, true>(base + (std::int64_t(rank) << LogH) * stride, stride,
+                                 real_t<T>(1), smem_raw);
+  cluster.sync();  // release / acquire: every block's tile is complete and visible
+
+  T* const tile = reinterpret_cast<T*>(smem_raw);
+  const T* parts[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) parts[j] = cluster.map_shared_rank(tile, j);
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < share / threads; ++k) {
+    const unsigned place = rank * unsigned(share) + unsigned(k * threads) + t;
+    T a[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) a[j] = parts[j][place];
+    register_butterflies<LogK>(a);
+    T* const g = base + std::int64_t(place / C) * stride + (place % C);
+#pragma unroll
+    for (int j = 0; j < K; ++j) g[(std::int64_t(j) << LogH) * stride] = a[j] * scale;
+  }
+  cluster.sync();  // no tile may go while another block still reads it
+#endif
+}
+
+template <class T, int LogH, int LogK>
+inline void launch_strided_cluster_n(T* data, std::int64_t total, int bit, real_t<T> scale,
+                                     cudaStream_t stream) {
+  using shape = strided_kernel_shape<T, LogH>;
+  constexpr int K = 1 << LogK;
+  if (!clusters_supported()) {
+    throw error("wham: strided stages of more than 11 bits need thread block clusters "
+                "(compute capability 9.0 or later, code compiled for it)");
+  }
+  const std::int64_t blocks = (total >> LogK) / std::int64_t(shape::tile_elems) * K;
+  if (blocks > 0x7fffffff) {
+    throw_invalid_argument("kronecker path", "blocks of a clustered strided stage", blocks,
+                           "at most 2^31 - 1");
+  }
+  auto kernel = strided_cluster_kernel<T, LogH, LogK>;
+  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  if constexpr (K > 8) {
+    // Once per kernel and device; a function attribute, so legal during stream capture.
+    static std::array<std::once_flag, 64> once{};
+    std::call_once(once[current_device_limits().device], [kernel] {
+      WHAM_CUDA_TRY(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    });
+  }
+  launch_clusters(kernel, blocks, shape::threads, K, shape::smem_bytes, stream, data, bit, scale);
+}
+
+/// A strided stage of `log_h` bits as clusters of 2^(log_h - PartBits) blocks of
+/// 2^PartBits rows (1 <= log_h - PartBits <= strided_cluster_max_log_k).
+template <class T, int PartBits>
+inline void launch_strided_cluster(int log_h, T* data, std::int64_t total, int bit,
+                                   real_t<T> scale, cudaStream_t stream) {
+  switch (log_h - PartBits) {
+    case 1: return launch_strided_cluster_n<T, PartBits, 1>(data, total, bit, scale, stream);
+    case 2: return launch_strided_cluster_n<T, PartBits, 2>(data, total, bit, scale, stream);
+    case 3: return launch_strided_cluster_n<T, PartBits, 3>(data, total, bit, scale, stream);
+    case 4: return launch_strided_cluster_n<T, PartBits, 4>(data, total, bit, scale, stream);
+    default:
+      throw_invalid_argument("kronecker path", "clustered strided stage bits", log_h,
+                             std::to_string(PartBits + 1) + ".." +
+                                 std::to_string(PartBits + strided_cluster_max_log_k));
+  }
+}
+
 /// Largest stage-0 segment compiled per element size: what 227 KiB of shared
 /// memory holds (2^13 complex<double>, 2^14 of 8-byte types, 2^15 float), so
 /// that no kernel is instantiated that no device could launch.
@@ -291,18 +437,52 @@ inline constexpr int kronecker_min_log_n = 11;
 /// unless fewer strided stages need more.
 inline constexpr int kronecker_preferred_lo = 12;
 
+/// What a strided stage may take under `cfg` on this device: at most single_max bits
+/// in one block, and (cluster_max > 0) up to cluster_max bits as clusters of blocks of
+/// 2^strided_cluster_part_bits rows.
+struct strided_limits {
+  int single_max = 0;
+  int cluster_max = 0;  ///< 0: no clustered stages
+};
+inline strided_limits strided_stage_limits(const kronecker_config& cfg) {
+  strided_limits lim;
+  const int dev_max = strided_max_bits();
+  lim.single_max = cfg.max_strided_bits > 0 ? std::min(cfg.max_strided_bits, dev_max) : dev_max;
+  const int log_k = std::min(cfg.cluster_log_k > 0 ? cfg.cluster_log_k : strided_cluster_log_k,
+                             strided_cluster_max_log_k);
+  const bool fits = (std::size_t(128) << strided_cluster_part_bits) <=
+                    current_device_limits().smem_per_block_optin;
+  if (cfg.clusters >= 0 && fits && clusters_supported()) {
+    lim.cluster_max = strided_cluster_part_bits + log_k;
+  }
+  return lim;
+}
+
+/// Whether a strided stage of `bits` runs as clusters under `lim`.
+inline bool strided_stage_clustered(int bits, const strided_limits& lim) {
+  return lim.cluster_max > 0 && bits > lim.single_max && bits > strided_cluster_part_bits;
+}
+
 /// The plan launch_kronecker runs for rows of 2^log_n elements (stage 0 computed in V):
 /// the fewest strided stages of at most hi_max bits after a stage 0 of at most
-/// the fused maximum, stage 0 as close to kronecker_preferred_lo as that allows.
+/// the fused maximum, stage 0 as close to kronecker_preferred_lo as that allows;
+/// hi_max is one block's limit, or the clusters' where cfg.clusters asks for them.
 template <class V>
 inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
   const int lo_max = std::min(fused_max_log_n<V>(), kronecker_stage0_compiled_max<V>);
-  const int hi_max = cfg.max_strided_bits > 0 ? cfg.max_strided_bits : 11;
-  const int strided = log_n > lo_max ? (log_n - lo_max + hi_max - 1) / hi_max : 1;
-  const int pref = cfg.lo_bits > 0 ? cfg.lo_bits : kronecker_preferred_lo;
-  int lo = std::max(std::min(pref, log_n - 1), log_n - hi_max * strided);
-  lo = std::min(std::max(lo, 10), lo_max);
-  return kron::make_plan(log_n, lo, hi_max);
+  const strided_limits lim = strided_stage_limits(cfg);
+  const auto plan_for = [&](int hi_max) {
+    const int strided = log_n > lo_max ? (log_n - lo_max + hi_max - 1) / hi_max : 1;
+    const int pref = cfg.lo_bits > 0 ? cfg.lo_bits : kronecker_preferred_lo;
+    int lo = std::max(std::min(pref, log_n - 1), log_n - hi_max * strided);
+    lo = std::min(std::max(lo, 10), lo_max);
+    return kron::make_plan(log_n, lo, hi_max);
+  };
+  const kron::plan one_block = plan_for(lim.single_max);
+  if (lim.cluster_max <= lim.single_max) return one_block;
+  const kron::plan wide = plan_for(lim.cluster_max);
+  if (cfg.clusters > 0) return wide;
+  return sizeof(V) <= 8 && wide.num_stages < one_block.num_stages ? wide : one_block;
 }
 
 /// Whether launch_kronecker serves rows of 2^log_n elements of V on this device.
@@ -325,11 +505,8 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                            std::to_string(kronecker_min_log_n) + "..30");
   }
   check_range("kronecker path", "batch", batch, 1, INT64_MAX >> log_n);
-  const int dev_max = strided_max_bits();
-  kronecker_config c = cfg;
-  c.max_strided_bits =
-      std::min(cfg.max_strided_bits > 0 ? cfg.max_strided_bits : dev_max, dev_max);
-  const kron::plan plan = kronecker_plan<V>(log_n, c);
+  const strided_limits lim = strided_stage_limits(cfg);
+  const kron::plan plan = kronecker_plan<V>(log_n, cfg);
 
   const std::int64_t row = std::int64_t(1) << log_n;
   const std::int64_t row_bytes = row * std::int64_t(sizeof(Out));
@@ -348,8 +525,13 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                                offset_output<Output>{output, offset}, stream);
     for (int k = 1; k < plan.num_stages; ++k) {
       const RO s = k + 1 == plan.num_stages ? out_scale : RO(1);
-      launch_strided<Out>(plan.stages[k].bits, output.out + offset, total, plan.stages[k].bit, s,
-                          stream);
+      const int bits = plan.stages[k].bits;
+      if (strided_stage_clustered(bits, lim)) {
+        launch_strided_cluster<Out, strided_cluster_part_bits>(bits, output.out + offset, total,
+                                                               plan.stages[k].bit, s, stream);
+      } else {
+        launch_strided<Out>(bits, output.out + offset, total, plan.stages[k].bit, s, stream);
+      }
     }
   }
 }
