@@ -215,7 +215,7 @@ TEMPLATE_TEST_CASE("fwht: spot checks at n = 26 and 28 (kronecker path)", "[fwht
 
 // Strided stages wider than one block's tile run as clusters of 2^k blocks
 // (detail/wht/kronecker.cuh, strided_cluster_kernel); the automatic plans take them
-// only where they save a pass (float n = 27, 28), so each cluster size is forced
+// only where they save a pass (float n = 27, 28; 8-byte n = 26, 27), so each size is forced
 // here: stage 0 of 10 bits, then one strided stage of part_bits + k bits, k = 1..4,
 // in and out of place, with one block's stages capped at part_bits.
 TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
@@ -230,6 +230,10 @@ TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
     WARN("skipped: no thread block clusters on this device");
     return;
   }
+  if (log_k == 4 && !wd::prepare_strided_cluster<T, wd::strided_cluster_part_bits, 4>()) {
+    WARN("skipped: this device cannot hold clusters of 16 blocks");
+    return;
+  }
   const int log_n = 10 + wd::strided_cluster_part_bits + log_k;
   const std::int64_t batch = log_k == 1 ? 3 : 1;
   const std::size_t n = std::size_t(1) << log_n;
@@ -242,7 +246,7 @@ TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
   const auto plan = wd::kronecker_plan<T>(log_n, cfg);
   REQUIRE(plan.num_stages == 2);
   REQUIRE(plan.stages[1].bits == log_n - 10);
-  REQUIRE(wd::strided_stage_clustered(plan.stages[1].bits, wd::strided_stage_limits(cfg)));
+  REQUIRE(wd::strided_stage_clustered(plan.stages[1].bits, wd::strided_stage_limits<T>(cfg)));
 
   auto gen = wham_test::rng(0xC1 + log_k);
   std::vector<T> host(n * batch);

@@ -352,31 +352,62 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
 #endif
 }
 
+/// Sets up a clustered stage's kernel once per device (its shared memory and, for 16
+/// blocks, the non-portable cluster size: function attributes, so legal during stream
+/// capture) and returns whether the device can hold one of its clusters at all
+/// (cudaOccupancyMaxActiveClusters: clusters of 16 are not promised on every sm_90 part).
+template <class T, int LogH, int LogK>
+inline bool prepare_strided_cluster() {
+  using shape = strided_kernel_shape<T, LogH>;
+  constexpr int K = 1 << LogK;
+  static std::array<bool, 64> runs{};
+  static std::array<std::once_flag, 64> once{};
+  const int dev = current_device_limits().device;
+  std::call_once(once[dev], [dev] {
+    auto kernel = strided_cluster_kernel<T, LogH, LogK>;
+    ensure_dynamic_smem(kernel, shape::smem_bytes);
+    if constexpr (K > 8) {
+      WHAM_CUDA_TRY(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(K);
+    config.blockDim = dim3(shape::threads);
+    config.dynamicSmemBytes = shape::smem_bytes;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = K;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    WHAM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+    runs[dev] = clusters > 0;
+  });
+  return runs[dev];
+}
+
 template <class T, int LogH, int LogK>
 inline void launch_strided_cluster_n(T* data, std::int64_t total, int bit, real_t<T> scale,
                                      cudaStream_t stream) {
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int K = 1 << LogK;
   if (!clusters_supported()) {
-    throw error("wham: strided stages of more than 11 bits need thread block clusters "
+    throw error("wham: clustered strided stages need thread block clusters "
                 "(compute capability 9.0 or later, code compiled for it)");
+  }
+  if (!prepare_strided_cluster<T, LogH, LogK>()) {
+    throw error("wham: this device cannot run clusters of " + std::to_string(K) +
+                " blocks of the strided stage (kronecker_config::cluster_log_k)");
   }
   const std::int64_t blocks = (total >> LogK) / std::int64_t(shape::tile_elems) * K;
   if (blocks > 0x7fffffff) {
     throw_invalid_argument("kronecker path", "blocks of a clustered strided stage", blocks,
                            "at most 2^31 - 1");
   }
-  auto kernel = strided_cluster_kernel<T, LogH, LogK>;
-  ensure_dynamic_smem(kernel, shape::smem_bytes);
-  if constexpr (K > 8) {
-    // Once per kernel and device; a function attribute, so legal during stream capture.
-    static std::array<std::once_flag, 64> once{};
-    std::call_once(once[current_device_limits().device], [kernel] {
-      WHAM_CUDA_TRY(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    });
-  }
-  launch_clusters(kernel, blocks, shape::threads, K, shape::smem_bytes, stream, data, bit, scale);
+  launch_clusters(strided_cluster_kernel<T, LogH, LogK>, blocks, shape::threads, K,
+                  shape::smem_bytes, stream, data, bit, scale);
 }
 
 /// A strided stage of `log_h` bits as clusters of 2^(log_h - PartBits) blocks of
@@ -444,15 +475,18 @@ struct strided_limits {
   int single_max = 0;
   int cluster_max = 0;  ///< 0: no clustered stages
 };
+template <class T>
 inline strided_limits strided_stage_limits(const kronecker_config& cfg) {
   strided_limits lim;
   const int dev_max = strided_max_bits();
   lim.single_max = cfg.max_strided_bits > 0 ? std::min(cfg.max_strided_bits, dev_max) : dev_max;
-  const int log_k = std::min(cfg.cluster_log_k > 0 ? cfg.cluster_log_k : strided_cluster_log_k,
-                             strided_cluster_max_log_k);
+  int log_k = std::min(cfg.cluster_log_k > 0 ? cfg.cluster_log_k : strided_cluster_log_k,
+                       strided_cluster_max_log_k);
   const bool fits = (std::size_t(128) << strided_cluster_part_bits) <=
                     current_device_limits().smem_per_block_optin;
   if (cfg.clusters >= 0 && fits && clusters_supported()) {
+    // 16 blocks only where the device can hold such a cluster (else 8, portable).
+    if (log_k == 4 && !prepare_strided_cluster<T, strided_cluster_part_bits, 4>()) log_k = 3;
     lim.cluster_max = strided_cluster_part_bits + log_k;
   }
   return lim;
@@ -470,7 +504,7 @@ inline bool strided_stage_clustered(int bits, const strided_limits& lim) {
 template <class V>
 inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
   const int lo_max = std::min(fused_max_log_n<V>(), kronecker_stage0_compiled_max<V>);
-  const strided_limits lim = strided_stage_limits(cfg);
+  const strided_limits lim = strided_stage_limits<V>(cfg);
   const auto plan_for = [&](int hi_max) {
     const int strided = log_n > lo_max ? (log_n - lo_max + hi_max - 1) / hi_max : 1;
     const int pref = cfg.lo_bits > 0 ? cfg.lo_bits : kronecker_preferred_lo;
@@ -505,7 +539,7 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                            std::to_string(kronecker_min_log_n) + "..30");
   }
   check_range("kronecker path", "batch", batch, 1, INT64_MAX >> log_n);
-  const strided_limits lim = strided_stage_limits(cfg);
+  const strided_limits lim = strided_stage_limits<V>(cfg);
   const kron::plan plan = kronecker_plan<V>(log_n, cfg);
 
   const std::int64_t row = std::int64_t(1) << log_n;
