@@ -57,24 +57,34 @@ inline bool clusters_supported() {
   return ptx_version[l.device] >= 90;
 }
 
-/// Launches `kernel` on `stream` as clusters of `cluster` blocks along x: `blocks`
-/// blocks (a multiple of `cluster`) of `threads` threads and `smem` bytes of dynamic
-/// shared memory. The one place wham builds a cluster launch.
-template <class Kernel, class... Args>
-inline void launch_clusters(Kernel kernel, std::int64_t blocks, int threads, int cluster,
-                            std::size_t smem, cudaStream_t stream, Args... args) {
+/// The launch configuration of `blocks` blocks (a multiple of `cluster`) of `threads`
+/// threads and `smem` bytes of dynamic shared memory as clusters of `cluster` blocks
+/// along x; `attribute` (the caller's) holds the cluster dimension and must outlive it.
+inline cudaLaunchConfig_t cluster_config(std::int64_t blocks, int threads, int cluster,
+                                         std::size_t smem, cudaStream_t stream,
+                                         cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
   config.blockDim = dim3(static_cast<unsigned>(threads));
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
   config.numAttrs = 1;
+  return config;
+}
+
+/// Launches `kernel` on `stream` as clusters of `cluster` blocks along x (cluster_config).
+/// The one place wham launches clusters.
+template <class Kernel, class... Args>
+inline void launch_clusters(Kernel kernel, std::int64_t blocks, int threads, int cluster,
+                            std::size_t smem, cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config =
+      cluster_config(blocks, threads, cluster, smem, stream, attribute);
   WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args...));
 }
 

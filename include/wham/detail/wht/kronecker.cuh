@@ -370,17 +370,9 @@ inline bool prepare_strided_cluster() {
       WHAM_CUDA_TRY(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(K);
-    config.blockDim = dim3(shape::threads);
-    config.dynamicSmemBytes = shape::smem_bytes;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = K;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config =
+        cluster_config(K, shape::threads, K, shape::smem_bytes, nullptr, attribute);
     int clusters = 0;
     WHAM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
     runs[dev] = clusters > 0;
@@ -502,9 +494,9 @@ inline bool strided_stage_clustered(int bits, const strided_limits& lim) {
 /// the fused maximum, stage 0 as close to kronecker_preferred_lo as that allows;
 /// hi_max is one block's limit, or the clusters' where cfg.clusters asks for them.
 template <class V>
-inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
+inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg,
+                                 const strided_limits& lim) {
   const int lo_max = std::min(fused_max_log_n<V>(), kronecker_stage0_compiled_max<V>);
-  const strided_limits lim = strided_stage_limits<V>(cfg);
   const auto plan_for = [&](int hi_max) {
     const int strided = log_n > lo_max ? (log_n - lo_max + hi_max - 1) / hi_max : 1;
     const int pref = cfg.lo_bits > 0 ? cfg.lo_bits : kronecker_preferred_lo;
@@ -517,6 +509,12 @@ inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
   const kron::plan wide = plan_for(lim.cluster_max);
   if (cfg.clusters > 0) return wide;
   return sizeof(V) <= 8 && wide.num_stages < one_block.num_stages ? wide : one_block;
+}
+
+/// The same, under this device's limits for cfg.
+template <class V>
+inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
+  return kronecker_plan<V>(log_n, cfg, strided_stage_limits<V>(cfg));
 }
 
 /// Whether launch_kronecker serves rows of 2^log_n elements of V on this device.
@@ -540,7 +538,7 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
   }
   check_range("kronecker path", "batch", batch, 1, INT64_MAX >> log_n);
   const strided_limits lim = strided_stage_limits<V>(cfg);
-  const kron::plan plan = kronecker_plan<V>(log_n, cfg);
+  const kron::plan plan = kronecker_plan<V>(log_n, cfg, lim);
 
   const std::int64_t row = std::int64_t(1) << log_n;
   const std::int64_t row_bytes = row * std::int64_t(sizeof(Out));
