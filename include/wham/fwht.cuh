@@ -97,6 +97,7 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
   detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
+  const detail::device_scope device;  // one device lookup for the whole dispatch
   using V = T;
   const detail::wht::loaded_input<T, V> input{in};
   const detail::wht::stored_output<T, V> output{out};

@@ -359,6 +359,7 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
                                              INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
   detail::check_not_null("iqp_encode", "params", params);
   detail::check_not_null("iqp_encode", "states", states);
+  const detail::device_scope device;  // one device lookup for the whole dispatch
 
   using V = Out;
   using R = detail::wht::real_t<V>;

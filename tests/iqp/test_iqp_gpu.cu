@@ -252,6 +252,37 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
   }
 }
 
+TEST_CASE("device_scope pins the device limits for one call and restores them", "[iqp][gpu]") {
+  using wham::detail::scoped_device_limits;
+  REQUIRE(scoped_device_limits() == nullptr);
+  const wham::detail::device_limits& looked_up = wham::detail::current_device_limits();
+  {
+    const wham::detail::device_scope outer;
+    REQUIRE(scoped_device_limits() == &looked_up);
+    {
+      const wham::detail::device_scope inner;  // nests: the same limits
+      CHECK(scoped_device_limits() == &looked_up);
+      CHECK(&wham::detail::current_device_limits() == &looked_up);
+    }
+    CHECK(scoped_device_limits() == &looked_up);
+  }
+  CHECK(scoped_device_limits() == nullptr);
+  // A call that throws inside its dispatch (after the scope opened) leaves no scope behind,
+  // and so does one that encodes.
+  using Out = cuda::std::complex<double>;
+  wham_test::device_buffer<double> p(64);
+  wham_test::device_buffer<Out> s(64);
+  WHAM_TEST_CUDA(cudaMemset(p.data(), 0, 64 * sizeof(double)));
+  const int too_big = wham::iqp_fused_max_qubits<Out>() + 1;
+  CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), too_big, 1, wham::iqp_variant::iqp, 0,
+                                   wham::iqp_path::fused),
+                  wham::error);
+  CHECK(scoped_device_limits() == nullptr);
+  wham::iqp_encode(p.data(), s.data(), 4, 1, wham::iqp_variant::iqp);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(scoped_device_limits() == nullptr);
+}
+
 TEST_CASE("iqp_encode: all-zero parameters give |0> exactly", "[iqp][gpu]") {
   using Out = cuda::std::complex<float>;
   const int n = GENERATE(1, 5, 12, 14, 16);
