@@ -140,10 +140,22 @@ constexpr int float_items(int log_n) {
 /// product form wants long register tiles.
 constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 32; }
 
+/// Preferred E for complex128 rows: 16, but 8 at log_n = 8, where 16 leaves a row 16
+/// threads, below the warp the IQP phases' product form needs (phase.cuh's
+/// uses_tables), so every amplitude took its own sine and cosine; with 8 a row is a
+/// warp and takes the products. H200, 2026-12-03, two builds run in turn (two device
+/// calls, two rounds each), us at 512 MiB, E = 16 -> 8: IQP n = 8 198-201 -> 182-184,
+/// FWHT complex128 n = 8 293-295 -> 285; IQP batch 64, ten launches back to back, a
+/// launch: 5.2-6.0 -> 4.4-4.9. Elsewhere 16 stays: IQP 512 MiB n = 4 182 vs 202, n = 7
+/// 182 vs 220, n = 9 174 vs 191, n = 10 192 vs 221, n = 12 217 vs 390; n = 5, 6 within
+/// 8%, mixed (FWHT complex128 alone would take 8 at n = 4-11, 3% faster: not worth a
+/// second shape).
+constexpr int complex128_items(int log_n) { return log_n == 8 ? 8 : 16; }
+
 template <class V, int LogN>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref = sizeof(V) >= 16 ? 16
+  static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN)
                                 : sizeof(V) >= 8 ? (is_complex_v<V> ? 32 : double_items(LogN))
                                                  : float_items(LogN);
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
