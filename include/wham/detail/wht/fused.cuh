@@ -148,7 +148,7 @@ constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 3
 /// FWHT complex128 n = 8 293-295 -> 285; IQP batch 64, ten launches back to back, a
 /// launch: 5.2-6.0 -> 4.4-4.9. Elsewhere 16 stays: IQP 512 MiB n = 4 182 vs 202, n = 7
 /// 182 vs 220, n = 9 174 vs 191, n = 10 192 vs 221, n = 12 217 vs 390; n = 5, 6 within
-/// 8%, mixed (FWHT complex128 alone would take 8 at n = 4-11, 3% faster: not worth a
+/// 8%, mixed (FWHT complex128 alone would take 8 at n = 4-11, 1-6% faster: not worth a
 /// second shape).
 constexpr int complex128_items(int log_n) { return log_n == 8 ? 8 : 16; }
 
