@@ -13,9 +13,15 @@
 /// Paths (one kernel family; `automatic` picks from log_n, T and the device):
 ///   - fused:     a whole row on chip in one block, one read and one write
 ///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
+///                float rows of 2^14 and 2^15, double and complex<float> rows of 2^14,
+///                from a 16-byte aligned `in`, stream through one persistent block an
+///                SM that bulk-copies its next row while it transforms the current
+///                one (compute capability 9.0+);
 ///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
-///                kernel over the low bits, then one coalesced column-tiled pass
-///                per group of up to 11 high bits, in place in `out` (no workspace);
+///                kernel over the low bits (streamed, as above, where they are 14
+///                or 15 bits: float log_n >= 22, double and complex<float> 25 and
+///                27), then one coalesced column-tiled pass per group of up to 11
+///                high bits, in place in `out` (no workspace);
 ///                on compute capability 9.0+ a group of up to 13 bits as clusters of
 ///                blocks where that saves a pass (float log_n = 27, 28; double and
 ///                complex<float> 26, 27);
@@ -34,6 +40,7 @@
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker.cuh>
+#include <wham/detail/wht/streamed.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -114,6 +121,8 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
       }
       if (log_n > detail::wht::fused_max_log_n<T>()) {
         detail::wht::launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
+      } else if (detail::wht::streamed_serves<T>(log_n, in)) {
+        detail::wht::launch_streamed<V>(log_n, in, out, batch, scale, stream);
       } else {
         detail::wht::launch_fused<V>(log_n, batch, input, output, scale, stream);
       }

@@ -91,6 +91,63 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
   }
 }
 
+// Float rows of 2^14 and 2^15, double and complex<float> rows of 2^14 take the
+// streamed schedule (detail/wht/streamed.cuh) on compute capability 9.0+: one block
+// an SM walks rows SMs apart, so batches of one, two and three rows a block (each row
+// flips the copy barriers' phase), in place and out of place, and an input that is
+// not 16-byte aligned (no bulk copies: the fused kernel instead).
+TEMPLATE_TEST_CASE("fwht streamed schedule: several rows a block, in place, unaligned input",
+                   "[fwht][gpu][streamed]", float, double, cuda::std::complex<float>) {
+  using T = TestType;
+  const int log_n = GENERATE(14, 15);
+  if (log_n > wham::detail::wht::streamed_log_n_max<T>) return;
+  const int sms = wham::detail::current_device_limits().sm_count;
+  const std::int64_t batch = GENERATE_COPY(1, std::int64_t(sms) + 5, 2 * std::int64_t(sms) + 7);
+  const bool in_place = GENERATE(false, true);
+  const int offset = GENERATE(0, 1);  // elements: 1 leaves `in` aligned to the element only
+  if (wham_test::reduced() && (batch > sms + 5 || in_place)) return;
+  CAPTURE(log_n, batch, in_place, offset, wham_test::seed());
+
+  const std::size_t n = std::size_t(1) << log_n;
+  wham_test::device_buffer<T> d_in(n * batch + offset);
+  T* const in = d_in.data() + offset;
+  // The schedule under test must be the one taken where the device and build allow it.
+  REQUIRE(wham::detail::wht::streamed_serves<T>(log_n, in) ==
+          (wham::detail::wht::clusters_supported() && offset == 0));
+
+  auto gen = wham_test::rng(5000 + 100 * log_n + batch + offset);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
+  T* const out = in_place ? in : d_out.data();
+  if (!in_place) d_out.poison();
+  const double scale = 1.0 / std::sqrt(double(n));
+
+  wham::fwht(in, out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<T> got(host.size());
+  WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+
+  using H = typename host_of<T>::type;
+  using D = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
+                               std::complex<double>>;
+  std::vector<H> as_host(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      as_host[i] = host[i];
+    } else {
+      as_host[i] = {host[i].real(), host[i].imag()};
+    }
+  }
+  const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    CAPTURE(b);
+    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
+            tolerance<T>());
+  }
+}
+
 TEST_CASE("fwht launches inside a captured CUDA graph", "[fwht][gpu][graph]") {
   const int log_n = 10;
   const std::int64_t batch = 33;

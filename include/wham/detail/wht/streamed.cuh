@@ -1,0 +1,287 @@
+/// \file wham/detail/wht/streamed.cuh
+/// \brief The streamed schedule of the Walsh-Hadamard family (sm_90 and later): rows
+/// that fill one block's shared memory, one persistent block an SM, each block
+/// fetching its next row with bulk copies (the Tensor Memory Accelerator's
+/// `cp.async.bulk`) while it transforms the current one.
+///
+/// Why: a row of 2^15 floats (128 KiB) takes a block's whole shared memory and half
+/// the register file, so the fused kernel (fused.cuh) runs one block an SM, and each
+/// SM alternates between loading a row, transforming it (no memory traffic) and
+/// storing it. H200, 1 GiB of float rows of 2^15, 2026-12-03: fused 0.66 of a plain
+/// copy of the same bytes, streamed 0.85 (streamed_log_n_max has the other sizes).
+///
+/// Layout of a block's shared memory: X, the row being transformed (2^LogN elements,
+/// one pad element after every 2^LogE, so that every access of the schedule is
+/// bank-conflict free and addressed as base + constant), then S, the staging area
+/// for the first `head` elements of the next row. The rest of the next row lands in
+/// X as soon as the current row's last exchange has read X. Two transaction
+/// barriers (mbarrier) count the bytes in.
+///
+/// Per row (T = 512 threads, E = 2^LogN / T elements a thread):
+///   1. wait for the row; thread t takes x = t + T j (j < E) from S or X;
+///   2. block barrier; thread 0 starts the copy of the next row's head into S;
+///   3. register butterflies over j (index bits [LogN - LogE, LogN));
+///   4. shared-memory exchanges over bits [0, LogN - LogE) in groups of at most
+///      LogE bits (first [0, LogE), neighbouring lanes 2^LogE + 1 elements apart;
+///      then groups whose neighbouring lanes hold neighbouring elements);
+///   5. after the last exchange has read X: a block barrier, the copy of the next
+///      row's tail into X, the butterflies, the stores (neighbouring lanes,
+///      neighbouring elements, scaled).
+/// Input and output are raw rows of V (the FWHT's loaded input, stored output);
+/// in place works: a row is prefetched only by the block that later overwrites it.
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/wht/cluster.cuh>
+#include <wham/detail/wht/common.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wham::detail::wht {
+
+/// Shared memory a block of the streamed schedule may use: the opt-in limit of the
+/// H100 and H200 (227 KiB). The launcher checks the device's own limit.
+inline constexpr std::size_t streamed_smem_budget = 227 * 1024;
+
+template <class V, int LogN>
+struct streamed_shape {
+  static constexpr int threads = 512;
+  static constexpr int n = 1 << LogN;
+  static constexpr int items = n / threads;
+  static constexpr int log_items = ilog2(items);
+  static constexpr int padded = n + n / items;
+  /// Bytes of one bulk copy (a multiple of 16; the row head and tail are multiples).
+  static constexpr int chunk_bytes = 16 * 1024;
+  static constexpr std::size_t x_bytes = std::size_t(padded) * sizeof(V);
+  static constexpr std::size_t barrier_bytes = 16;
+  /// Elements of the next row staged in S: the whole row where it fits beside X, else
+  /// the most whole chunks that fit.
+  static constexpr int head = [] {
+    const std::size_t room = streamed_smem_budget - x_bytes - barrier_bytes;
+    const std::size_t row = std::size_t(n) * sizeof(V);
+    const std::size_t bytes = room >= row ? row : room / chunk_bytes * chunk_bytes;
+    return static_cast<int>(bytes / sizeof(V));
+  }();
+  static constexpr std::size_t smem_bytes = x_bytes + std::size_t(head) * sizeof(V) + barrier_bytes;
+  /// Where the schedule is defined: at least 32 elements a thread (the exchanges'
+  /// bank analysis), the head a multiple of T (each thread's source is known at
+  /// compile time) and a multiple of the chunk.
+  static constexpr bool valid = LogN <= 15 && items >= 32 && items <= 64 && head > 0 &&
+                                x_bytes % 16 == 0 &&
+                                head % threads == 0 &&
+                                (std::size_t(head) * sizeof(V)) % chunk_bytes == 0 &&
+                                ((std::size_t(n) - head) * sizeof(V)) % chunk_bytes == 0 &&
+                                smem_bytes <= streamed_smem_budget;
+};
+
+namespace streamed_ptx {
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void barrier_init(std::uint64_t* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+}
+/// Arrives once and expects `bytes` of asynchronous copies on the barrier's phase.
+__device__ __forceinline__ void barrier_expect(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void barrier_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred done;\n WHAM_WAIT_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra WHAM_WAIT_%=;\n}" ::"r"(smem_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+/// `bytes` (a multiple of 16, 16-byte aligned ends) from global to shared memory,
+/// completing on `bar`. Preceded by a proxy fence: the generic proxy's accesses to
+/// the destination (ordered before by a block barrier) come first.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          unsigned chunk, std::uint64_t* bar) {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  barrier_expect(bar, bytes);
+  for (unsigned off = 0; off < bytes; off += chunk) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            smem_address(static_cast<unsigned char*>(dst) + off)),
+        "l"(static_cast<const unsigned char*>(src) + off), "r"(chunk), "r"(smem_address(bar))
+        : "memory");
+  }
+}
+}  // namespace streamed_ptx
+
+/// Position of element x of the row in X (one pad element after every 2^LogE).
+template <int LogE>
+__device__ __forceinline__ unsigned streamed_pad(unsigned x) {
+  return x + (x >> LogE);
+}
+
+/// Element j of thread t in the exchange over index bits [B, B + G): the same
+/// mapping as the fused schedule's passes (fused_passes).
+template <int B, int G, int T>
+__device__ __forceinline__ unsigned streamed_position(int t, int j) {
+  const unsigned o = unsigned((j >> G) * T + t);
+  return (o & ((1u << B) - 1u)) | (unsigned(j & ((1 << G) - 1)) << B) | ((o >> B) << (B + G));
+}
+
+/// The exchanges over bits [B, Rem) (Rem = LogN - LogE), the last one ending in the
+/// stores; `tail` starts the next row's tail copy once X has been read.
+template <class V, int LogN, int B, class Tail>
+__device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_shape<V, LogN>::items],
+                                                   V* out_row, real_t<V> scale, const Tail& tail) {
+  using shape = streamed_shape<V, LogN>;
+  constexpr int T = shape::threads;
+  constexpr int E = shape::items;
+  constexpr int LogE = shape::log_items;
+  constexpr int Rem = LogN - LogE;
+  constexpr int G = Rem - B < LogE ? Rem - B : LogE;
+#pragma unroll
+  for (int j = 0; j < E; ++j) v[j] = X[streamed_pad<LogE>(streamed_position<B, G, T>(t, j))];
+  if constexpr (B + G < Rem) {
+    register_butterflies<G>(v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) X[streamed_pad<LogE>(streamed_position<B, G, T>(t, j))] = v[j];
+    __syncthreads();
+    streamed_exchanges<V, LogN, B + G>(X, t, v, out_row, scale, tail);
+  } else {
+    __syncthreads();  // every thread has read X
+    tail();
+    register_butterflies<G>(v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) out_row[streamed_position<B, G, T>(t, j)] = v[j] * scale;
+  }
+}
+
+template <class V, int LogN>
+__global__ void __launch_bounds__(streamed_shape<V, LogN>::threads, 1)
+    streamed_kernel(const V* in, V* out, std::int64_t rows, real_t<V> scale) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using shape = streamed_shape<V, LogN>;
+  static_assert(shape::valid, "no streamed schedule for this row");
+  constexpr int N = shape::n;
+  constexpr int T = shape::threads;
+  constexpr int E = shape::items;
+  constexpr int LogE = shape::log_items;
+  constexpr int Head = shape::head;
+  constexpr bool has_tail = Head < N;
+  constexpr unsigned head_bytes = unsigned(Head) * sizeof(V);
+  constexpr unsigned tail_bytes = unsigned(N - Head) * sizeof(V);
+  constexpr unsigned chunk = shape::chunk_bytes;
+  namespace ptx = streamed_ptx;
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];  // 16: the bulk copies
+  V* const X = reinterpret_cast<V*>(smem_raw);
+  V* const S = reinterpret_cast<V*>(smem_raw + shape::x_bytes);
+  std::uint64_t* const bars =
+      reinterpret_cast<std::uint64_t*>(smem_raw + shape::x_bytes + std::size_t(Head) * sizeof(V));
+  const int t = static_cast<int>(threadIdx.x);
+
+  if (t == 0) {
+    ptx::barrier_init(&bars[0]);
+    ptx::barrier_init(&bars[1]);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  std::int64_t row = blockIdx.x;
+  if (t == 0 && row < rows) {
+    const V* src = in + row * N;
+    ptx::bulk_load(S, src, head_bytes, chunk, &bars[0]);
+    if constexpr (has_tail) ptx::bulk_load(X, src + Head, tail_bytes, chunk, &bars[1]);
+  }
+  unsigned parity = 0;
+  for (; row < rows; row += gridDim.x) {
+    ptx::barrier_wait(&bars[0], parity);
+    if constexpr (has_tail) ptx::barrier_wait(&bars[1], parity);
+    parity ^= 1u;
+    V v[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      if constexpr (has_tail) {
+        v[j] = j < Head / T ? S[t + T * j] : X[t + T * j - Head];
+      } else {
+        v[j] = S[t + T * j];
+      }
+    }
+    __syncthreads();  // S, and the tail in X, read by every thread
+    const std::int64_t next = row + gridDim.x;
+    if (t == 0 && next < rows) ptx::bulk_load(S, in + next * N, head_bytes, chunk, &bars[0]);
+    register_butterflies<LogE>(v);  // x = t + T j: bits [LogN - LogE, LogN)
+#pragma unroll
+    for (int j = 0; j < E; ++j) X[streamed_pad<LogE>(unsigned(t + T * j))] = v[j];
+    __syncthreads();
+    const auto tail = [&] {
+      if constexpr (has_tail) {
+        if (t == 0 && next < rows) ptx::bulk_load(X, in + next * N + Head, tail_bytes, chunk, &bars[1]);
+      }
+    };
+    streamed_exchanges<V, LogN, 0>(X, t, v, out + row * N, scale, tail);
+  }
+#endif
+}
+
+/// log2 of the rows the streamed schedule takes for V: those of 128 KiB, and float
+/// rows of 64 KiB (0: none). H200, 2026-12-03, fraction of a copy (cudaMemcpy) of
+/// the same bytes, fused -> streamed, 1 GiB / 64 rows / 3 rows: float 2^15 0.66 ->
+/// 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14 0.77 -> 0.90 / 0.67 -> 0.81 /
+/// 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46; complex<float>
+/// 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. complex<double> rows of 2^13 would
+/// take 16 elements a thread at 512 threads (the exchanges need 32) or 128 registers
+/// of data at 256: not built.
+template <class V>
+inline constexpr int streamed_log_n_max = sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : 0;
+template <class V>
+inline constexpr int streamed_log_n_min = sizeof(V) == 4 ? 14 : streamed_log_n_max<V>;
+
+/// Whether the streamed schedule serves rows of 2^log_n elements of V from `in` on
+/// the current device: the sizes of streamed_log_n_max, compute capability 9.0+
+/// with code for it (clusters_supported: the same requirement), `in` 16-byte aligned
+/// (the bulk copies), and the device's shared memory.
+template <class V>
+inline bool streamed_serves(int log_n, const void* in) {
+  if constexpr (streamed_log_n_max<V> == 0) {
+    return false;
+  } else {
+    if (log_n < streamed_log_n_min<V> || log_n > streamed_log_n_max<V>) return false;
+    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) return false;
+    if (!clusters_supported()) return false;
+    const std::size_t need = log_n == streamed_log_n_max<V>
+                                 ? streamed_shape<V, streamed_log_n_max<V>>::smem_bytes
+                                 : streamed_shape<V, streamed_log_n_min<V>>::smem_bytes;
+    return current_device_limits().smem_per_block_optin >= need;
+  }
+}
+
+template <class V, int LogN>
+inline void launch_streamed_n(const V* in, V* out, std::int64_t rows, real_t<V> scale,
+                              cudaStream_t stream) {
+  using shape = streamed_shape<V, LogN>;
+  auto kernel = streamed_kernel<V, LogN>;
+  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  const std::int64_t sms = current_device_limits().sm_count;
+  const std::int64_t blocks = rows < sms ? rows : sms;
+  kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(in, out, rows,
+                                                                                       scale);
+  WHAM_CHECK_LAUNCH("wham::detail::wht::streamed_kernel");
+}
+
+/// Rows of 2^log_n (streamed_serves must hold).
+template <class V>
+inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, real_t<V> scale,
+                            cudaStream_t stream) {
+  if constexpr (streamed_log_n_max<V> > 0) {
+    constexpr int hi = streamed_log_n_max<V>;
+    constexpr int lo = streamed_log_n_min<V>;
+    if (log_n == hi) return launch_streamed_n<V, hi>(in, out, rows, scale, stream);
+    if (log_n == lo) return launch_streamed_n<V, lo>(in, out, rows, scale, stream);
+  }
+  throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
+                         "14..15 for float rows, 14 for 8-byte elements");
+}
+
+}  // namespace wham::detail::wht
