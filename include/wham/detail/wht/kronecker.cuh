@@ -38,6 +38,7 @@
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/streamed.cuh>
 #include <wham/error.hpp>
 #include <wham/reference/kronecker.hpp>
 
@@ -430,6 +431,16 @@ inline constexpr int kronecker_stage0_compiled_max = sizeof(V) >= 16 ? 13 : size
 template <class V, class Input, class Output>
 inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, Output output,
                                     cudaStream_t stream) {
+  // Loaded rows of V (the FWHT's stage 0; a chunk's offset on both sides): the
+  // streamed schedule where it serves.
+  if constexpr (std::is_same_v<Input, offset_input<loaded_input<V, V>>> &&
+                std::is_same_v<Output, offset_output<stored_output<V, V>>>) {
+    const V* in = input.inner.in + input.offset;
+    if (input.offset == output.offset && streamed_serves<V>(lo, in)) {
+      return launch_streamed<V>(lo, in, output.inner.out + output.offset, segments, real_t<V>(1),
+                                stream);
+    }
+  }
   switch (lo) {
 #define WHAM_STAGE0_CASE(L)                                                          \
   case L:                                                                            \
@@ -449,6 +460,20 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
   }
   throw_invalid_argument("kronecker path", "stage-one bits", lo,
                          "10.." + std::to_string(kronecker_stage0_compiled_max<V>));
+}
+
+/// Stage-0 bits for loaded float rows whose stage 0 streams (streamed.cuh), 0 for the
+/// default (kronecker_preferred_lo). The streamed schedule runs 2^14 and 2^15 closer
+/// to a copy than the fused kernel runs 2^12, and a longer stage 0 leaves a narrower
+/// strided stage. H200, 2026-12-03, float, 1 GiB of rows, fraction of a copy
+/// (cudaMemcpy), default plan vs this one: n = 22 12+10 0.42 vs 14+8 0.46; n = 23 12+11
+/// 0.42 vs 14+9 0.46 (15+8 0.45); n = 24 13+11 0.38 vs 15+9 0.44 (14+10 0.42). At
+/// n = 16-21, 25 and 27 the two tie within 0.01; n = 26 and 28 take 15 bits anyway.
+template <class V>
+inline int kronecker_streamed_lo(int log_n, const void* in) {
+  if (!std::is_same_v<V, float> || log_n < 22 || log_n > 24) return 0;
+  const int lo = log_n == 24 ? 15 : 14;
+  return streamed_serves<V>(lo, in) ? lo : 0;
 }
 
 /// Smallest row the split serves: stage 0 takes at least 10 bits, a strided stage at least 1.
@@ -574,7 +599,11 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
 template <class V, class Input, class Output>
 inline void launch_kronecker(int log_n, std::int64_t batch, Input input, Output output,
                              real_t<V> scale, cudaStream_t stream) {
-  launch_kronecker_config<V>(log_n, batch, input, output, scale, stream, kronecker_config{});
+  kronecker_config cfg;
+  if constexpr (std::is_same_v<Input, loaded_input<V, V>>) {
+    cfg.lo_bits = kronecker_streamed_lo<V>(log_n, input.in);
+  }
+  launch_kronecker_config<V>(log_n, batch, input, output, scale, stream, cfg);
 }
 
 // ---- the resident schedule (sm_90 and later) ---------------------------------
