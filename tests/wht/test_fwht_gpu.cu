@@ -42,6 +42,30 @@ double tolerance() {
   return std::is_same_v<R, float> ? 1e-5 : 1e-12;
 }
 
+/// Requires every row of `got` (batch rows of 2^log_n) within tolerance of the double
+/// host reference transform of `host`, times `scale`.
+template <class T>
+void require_matches_reference(const std::vector<T>& got, const std::vector<T>& host, int log_n,
+                               std::int64_t batch, double scale) {
+  const std::size_t n = std::size_t(1) << log_n;
+  std::vector<typename host_of<T>::type> as_host(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      as_host[i] = host[i];
+    } else {
+      as_host[i] = {host[i].real(), host[i].imag()};
+    }
+  }
+  using D = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
+                               std::complex<double>>;
+  const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    CAPTURE(b);
+    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
+            tolerance<T>());
+  }
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float, double,
@@ -72,23 +96,7 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
              wham::fwht_path::fused);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = in_place ? d_in.download() : d_out.download();
-
-  std::vector<typename host_of<T>::type> as_host(host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      as_host[i] = host[i];
-    } else {
-      as_host[i] = {host[i].real(), host[i].imag()};
-    }
-  }
-  using D = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
-                               std::complex<double>>;
-  const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
-  for (std::int64_t b = 0; b < batch; ++b) {
-    CAPTURE(b);
-    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
-            tolerance<T>());
-  }
+  require_matches_reference(got, host, log_n, batch, scale);
 }
 
 // Float rows of 2^14 and 2^15, double and complex<float> rows of 2^14 take the
@@ -128,24 +136,7 @@ TEMPLATE_TEST_CASE("fwht streamed schedule: several rows a block, in place, unal
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<T> got(host.size());
   WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
-
-  using H = typename host_of<T>::type;
-  using D = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
-                               std::complex<double>>;
-  std::vector<H> as_host(host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      as_host[i] = host[i];
-    } else {
-      as_host[i] = {host[i].real(), host[i].imag()};
-    }
-  }
-  const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
-  for (std::int64_t b = 0; b < batch; ++b) {
-    CAPTURE(b);
-    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
-            tolerance<T>());
-  }
+  require_matches_reference(got, host, log_n, batch, scale);
 }
 
 TEST_CASE("fwht launches inside a captured CUDA graph", "[fwht][gpu][graph]") {
