@@ -1,6 +1,7 @@
 // Batched FWHT throughput against a plain copy of the same rows, measured in
 // the same run. GB/s counts one read and one write of the data; floor_frac is
-// the copy's time over ours (1 = as fast as a plain 16-byte copy).
+// the copy's time over ours (1 = as fast as the faster of a 16-byte copy kernel
+// and cudaMemcpyAsync; bench/common.cuh).
 //
 // BM_fwht:      log_n x batch (64, or "large": 1 GiB of rows) x type x path
 //               (fused where it serves, kronecker where it serves, baseline).
