@@ -13,10 +13,10 @@
 /// Paths (one kernel family; `automatic` picks from log_n, T and the device):
 ///   - fused:     a whole row on chip in one block, one read and one write
 ///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
-///                float rows of 2^14 and 2^15, double and complex<float> rows of 2^14,
-///                from a 16-byte aligned `in`, stream through one persistent block an
-///                SM that bulk-copies its next row while it transforms the current
-///                one (compute capability 9.0+);
+///                float rows of 2^13 to 2^15, double and complex<float> rows of 2^14,
+///                from a 16-byte aligned `in`, stream through persistent blocks (one
+///                an SM; three for float 2^13) that bulk-copy their next row while
+///                they transform the current one (compute capability 9.0+);
 ///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
 ///                kernel over the low bits (streamed, as above, where they are 14
 ///                or 15 bits: float log_n >= 22, double and complex<float> 25 and

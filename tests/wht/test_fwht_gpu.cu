@@ -99,21 +99,27 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
   require_matches_reference(got, host, log_n, batch, scale);
 }
 
-// Float rows of 2^14 and 2^15, double and complex<float> rows of 2^14 take the
-// streamed schedule (detail/wht/streamed.cuh) on compute capability 9.0+: one block
-// an SM walks rows SMs apart, so batches of one, two and three rows a block (each row
-// flips the copy barriers' phase), in place and out of place, and an input that is
-// not 16-byte aligned (no bulk copies: the fused kernel instead).
+// Float rows of 2^13 to 2^15, double and complex<float> rows of 2^14 take the
+// streamed schedule (detail/wht/streamed.cuh) on compute capability 9.0+: persistent
+// blocks (one an SM, three for float 2^13) walk rows a grid apart, so batches of one,
+// two and three rows a block (each row flips the copy barriers' phase), in place and
+// out of place, and an input that is not 16-byte aligned (no bulk copies: the fused
+// kernel instead).
 TEMPLATE_TEST_CASE("fwht streamed schedule: several rows a block, in place, unaligned input",
                    "[fwht][gpu][streamed]", float, double, cuda::std::complex<float>) {
   using T = TestType;
-  const int log_n = GENERATE(14, 15);
-  if (log_n > wham::detail::wht::streamed_log_n_max<T>) return;
-  const int sms = wham::detail::current_device_limits().sm_count;
-  const std::int64_t batch = GENERATE_COPY(1, std::int64_t(sms) + 5, 2 * std::int64_t(sms) + 7);
+  const int log_n = GENERATE(13, 14, 15);
+  if (log_n < wham::detail::wht::streamed_log_n_min<T> ||
+      log_n > wham::detail::wht::streamed_log_n_max<T>) {
+    return;
+  }
+  // The grid launch_streamed runs when rows outnumber its blocks.
+  const std::int64_t grid = wham::detail::wht::streamed_grid<T>(log_n, INT64_MAX);
+  REQUIRE(grid >= wham::detail::current_device_limits().sm_count);
+  const std::int64_t batch = GENERATE_COPY(std::int64_t(1), grid + 5, 2 * grid + 7);
   const bool in_place = GENERATE(false, true);
   const int offset = GENERATE(0, 1);  // elements: 1 leaves `in` aligned to the element only
-  if (wham_test::reduced() && (batch > sms + 5 || in_place)) return;
+  if (wham_test::reduced() && (batch > grid + 5 || in_place)) return;
   CAPTURE(log_n, batch, in_place, offset, wham_test::seed());
 
   const std::size_t n = std::size_t(1) << log_n;

@@ -9,6 +9,7 @@
 /// SM alternates between loading a row, transforming it (no memory traffic) and
 /// storing it. H200, 1 GiB of float rows of 2^15, 2026-12-03: fused 0.66 of a plain
 /// copy of the same bytes, streamed 0.85 (streamed_log_n_max has the other sizes).
+/// Float rows of 2^13 (32 KiB) run three such blocks an SM (streamed_shape::blocks_per_sm).
 ///
 /// Layout of a block's shared memory: X, the row being transformed (2^LogN elements,
 /// one pad element after every 2^LogE, so that every access of the schedule is
@@ -17,7 +18,7 @@
 /// X as soon as the current row's last exchange has read X. Two transaction
 /// barriers (mbarrier) count the bytes in.
 ///
-/// Per row (T = 512 threads, E = 2^LogN / T elements a thread):
+/// Per row (T = 512 threads, 256 for 2^13; E = 2^LogN / T elements a thread):
 ///   1. wait for the row; thread t takes x = t + T j (j < E) from S or X;
 ///   2. block barrier; thread 0 starts the copy of the next row's head into S;
 ///   3. register butterflies over j (index bits [LogN - LogE, LogN));
@@ -40,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace wham::detail::wht {
 
@@ -49,8 +51,9 @@ inline constexpr std::size_t streamed_smem_budget = 227 * 1024;
 
 template <class V, int LogN>
 struct streamed_shape {
-  static constexpr int threads = 512;
   static constexpr int n = 1 << LogN;
+  /// 512 threads, or 32 elements a thread where a row has fewer than 2^14.
+  static constexpr int threads = n / 32 < 512 ? n / 32 : 512;
   static constexpr int items = n / threads;
   static constexpr int log_items = ilog2(items);
   static constexpr int padded = n + n / items;
@@ -67,7 +70,13 @@ struct streamed_shape {
     return static_cast<int>(bytes / sizeof(V));
   }();
   static constexpr std::size_t smem_bytes = x_bytes + std::size_t(head) * sizeof(V) + barrier_bytes;
-  /// Where the schedule is defined: at least 32 elements a thread (the exchanges'
+  /// Blocks an SM holds (228 KiB an SM on the H100 and H200, 1 KiB of it reserved a
+  /// block): one for rows of 128 KiB, three for float rows of 2^13 (65 KiB a block),
+  /// so that three rows an SM are in flight where one would leave DRAM idle.
+  static constexpr int blocks_per_sm = [] {
+    const int b = int((streamed_smem_budget + 1024) / (smem_bytes + 1024));
+    return b < 1 ? 1 : b;
+  }();  /// Where the schedule is defined: at least 32 elements a thread (the exchanges'
   /// bank analysis), the head a multiple of T (each thread's source is known at
   /// compile time) and a multiple of the chunk.
   static constexpr bool valid = LogN <= 15 && items >= 32 && items <= 64 && head > 0 &&
@@ -159,7 +168,8 @@ __device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_
 }
 
 template <class V, int LogN>
-__global__ void __launch_bounds__(streamed_shape<V, LogN>::threads, 1)
+__global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
+                                  streamed_shape<V, LogN>::blocks_per_sm)
     streamed_kernel(const V* in, V* out, std::int64_t rows, real_t<V> scale) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using shape = streamed_shape<V, LogN>;
@@ -226,17 +236,51 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads, 1)
 }
 
 /// log2 of the rows the streamed schedule takes for V: those of 128 KiB, and float
-/// rows of 64 KiB (0: none). H200, 2026-12-03, fraction of a copy (cudaMemcpy) of
-/// the same bytes, fused -> streamed, 1 GiB / 64 rows / 3 rows: float 2^15 0.66 ->
-/// 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14 0.77 -> 0.90 / 0.67 -> 0.81 /
-/// 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46; complex<float>
-/// 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. complex<double> rows of 2^13 would
-/// take 16 elements a thread at 512 threads (the exchanges need 32) or 128 registers
-/// of data at 256: not built.
+/// rows of 64 KiB and 32 KiB (0: none). H200, 2026-12-03, fraction of a copy
+/// (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64 rows / 3 rows: float
+/// 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14 0.77 -> 0.90 / 0.67 ->
+/// 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46;
+/// complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
+/// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
+/// 0.74 -> 0.81.
+/// complex<double> rows of 2^13 would take 16 elements a thread at 512 threads (the
+/// exchanges need 32) or 128 registers of data at 256: not built.
 template <class V>
 inline constexpr int streamed_log_n_max = sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : 0;
 template <class V>
-inline constexpr int streamed_log_n_min = sizeof(V) == 4 ? 14 : streamed_log_n_max<V>;
+inline constexpr int streamed_log_n_min = sizeof(V) == 4 ? 13 : streamed_log_n_max<V>;
+
+/// Calls f(std::integral_constant<int, log_n>) where the streamed schedule is built
+/// for rows of 2^log_n elements of V; returns whether it is.
+template <class V, class F>
+inline bool streamed_visit(int log_n, F&& f) {
+  bool built = false;
+  const auto one = [&](auto size) {
+    constexpr int L = decltype(size)::value;
+    if constexpr (streamed_log_n_max<V> > 0 && L >= streamed_log_n_min<V> &&
+                  L <= streamed_log_n_max<V>) {
+      if (log_n == L) {
+        f(size);
+        built = true;
+      }
+    }
+  };
+  one(std::integral_constant<int, 13>{});
+  one(std::integral_constant<int, 14>{});
+  one(std::integral_constant<int, 15>{});
+  return built;
+}
+
+/// Shared memory a block of the streamed schedule takes for rows of 2^log_n (0 where
+/// it is not built).
+template <class V>
+inline std::size_t streamed_smem_bytes(int log_n) {
+  std::size_t bytes = 0;
+  streamed_visit<V>(log_n, [&](auto size) {
+    bytes = streamed_shape<V, decltype(size)::value>::smem_bytes;
+  });
+  return bytes;
+}
 
 /// Whether the streamed schedule serves rows of 2^log_n elements of V from `in` on
 /// the current device: the sizes of streamed_log_n_max, compute capability 9.0+
@@ -244,17 +288,24 @@ inline constexpr int streamed_log_n_min = sizeof(V) == 4 ? 14 : streamed_log_n_m
 /// (the bulk copies), and the device's shared memory.
 template <class V>
 inline bool streamed_serves(int log_n, const void* in) {
-  if constexpr (streamed_log_n_max<V> == 0) {
-    return false;
-  } else {
-    if (log_n < streamed_log_n_min<V> || log_n > streamed_log_n_max<V>) return false;
-    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) return false;
-    if (!clusters_supported()) return false;
-    const std::size_t need = log_n == streamed_log_n_max<V>
-                                 ? streamed_shape<V, streamed_log_n_max<V>>::smem_bytes
-                                 : streamed_shape<V, streamed_log_n_min<V>>::smem_bytes;
-    return current_device_limits().smem_per_block_optin >= need;
-  }
+  const std::size_t need = streamed_smem_bytes<V>(log_n);
+  if (need == 0) return false;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) return false;
+  if (!clusters_supported()) return false;
+  return current_device_limits().smem_per_block_optin >= need;
+}
+
+/// Blocks launch_streamed runs for `rows` rows of 2^log_n (built sizes only): as many
+/// persistent blocks as the device holds at once, at most one a row. On a device with
+/// less shared memory an SM than the H200 they take turns, which stays correct.
+template <class V>
+inline std::int64_t streamed_grid(int log_n, std::int64_t rows) {
+  std::int64_t slots = 0;
+  streamed_visit<V>(log_n, [&](auto size) {
+    slots = std::int64_t(current_device_limits().sm_count) *
+            streamed_shape<V, decltype(size)::value>::blocks_per_sm;
+  });
+  return rows < slots ? rows : slots;
 }
 
 template <class V, int LogN>
@@ -263,8 +314,7 @@ inline void launch_streamed_n(const V* in, V* out, std::int64_t rows, real_t<V> 
   using shape = streamed_shape<V, LogN>;
   auto kernel = streamed_kernel<V, LogN>;
   ensure_dynamic_smem(kernel, shape::smem_bytes);
-  const std::int64_t sms = current_device_limits().sm_count;
-  const std::int64_t blocks = rows < sms ? rows : sms;
+  const std::int64_t blocks = streamed_grid<V>(LogN, rows);
   kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(in, out, rows,
                                                                                        scale);
   WHAM_CHECK_LAUNCH("wham::detail::wht::streamed_kernel");
@@ -274,14 +324,13 @@ inline void launch_streamed_n(const V* in, V* out, std::int64_t rows, real_t<V> 
 template <class V>
 inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, real_t<V> scale,
                             cudaStream_t stream) {
-  if constexpr (streamed_log_n_max<V> > 0) {
-    constexpr int hi = streamed_log_n_max<V>;
-    constexpr int lo = streamed_log_n_min<V>;
-    if (log_n == hi) return launch_streamed_n<V, hi>(in, out, rows, scale, stream);
-    if (log_n == lo) return launch_streamed_n<V, lo>(in, out, rows, scale, stream);
+  const bool built = streamed_visit<V>(log_n, [&](auto size) {
+    launch_streamed_n<V, decltype(size)::value>(in, out, rows, scale, stream);
+  });
+  if (!built) {
+    throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
+                           "13..15 for float rows, 14 for 8-byte elements");
   }
-  throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
-                         "14..15 for float rows, 14 for 8-byte elements");
 }
 
 }  // namespace wham::detail::wht
