@@ -76,7 +76,8 @@ struct streamed_shape {
   static constexpr int blocks_per_sm = [] {
     const int b = int((streamed_smem_budget + 1024) / (smem_bytes + 1024));
     return b < 1 ? 1 : b;
-  }();  /// Where the schedule is defined: at least 32 elements a thread (the exchanges'
+  }();
+  /// Where the schedule is defined: at least 32 elements a thread (the exchanges'
   /// bank analysis), the head a multiple of T (each thread's source is known at
   /// compile time) and a multiple of the chunk.
   static constexpr bool valid = LogN <= 15 && items >= 32 && items <= 64 && head > 0 &&
