@@ -61,7 +61,7 @@ template <class T>
 void fwht_args(benchmark::internal::Benchmark* b) {
   const int fmax = max_fused_h200(int(sizeof(T)));
   for (std::int64_t batch : {std::int64_t(64), std::int64_t(0)}) {
-    for (int log_n = batch == 0 ? 1 : 10; log_n <= 28; ++log_n) {
+    for (int log_n = batch == 0 ? 0 : 10; log_n <= 28; ++log_n) {
       if (batch == 64 && 2.0 * 64.0 * double(sizeof(T)) * double(std::int64_t(1) << log_n) >
                              16.0 * (1 << 30)) {
         continue;

@@ -13,13 +13,16 @@
 /// Paths (one kernel family; `automatic` picks from log_n, T and the device):
 ///   - fused:     a whole row on chip in one block, one read and one write
 ///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
-///                float rows of 2^13 to 2^15, double and complex<float> rows of 2^14,
-///                from a 16-byte aligned `in`, stream through persistent blocks (one
-///                an SM; three for float 2^13) that bulk-copy their next row while
-///                they transform the current one (compute capability 9.0+);
+///                float rows of 2^13 to 2^15, double and complex<float> rows of 2^13
+///                and 2^14, from a 16-byte aligned `in`, stream through persistent
+///                blocks (one an SM; three for float 2^13) that bulk-copy their next
+///                row while they transform the current one (compute capability 9.0+);
+///                rows shorter than 16 bytes (float log_n <= 1, double and
+///                complex<float> log_n = 0) between 16-byte aligned buffers go
+///                16-byte vectors at a time, several rows to a vector;
 ///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
-///                kernel over the low bits (streamed, as above, where they are 14
-///                or 15 bits: float log_n >= 22, double and complex<float> 25 and
+///                kernel over the low bits (streamed, as above, where they are 13
+///                to 15 bits: float log_n >= 22, double and complex<float> 24 to
 ///                27), then one coalesced column-tiled pass per group of up to 11
 ///                high bits, in place in `out` (no workspace);
 ///                on compute capability 9.0+ a group of up to 13 bits as clusters of
@@ -40,6 +43,7 @@
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker.cuh>
+#include <wham/detail/wht/packed.cuh>
 #include <wham/detail/wht/streamed.cuh>
 #include <wham/error.hpp>
 
@@ -121,6 +125,8 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
       }
       if (log_n > detail::wht::fused_max_log_n<T>()) {
         detail::wht::launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
+      } else if (detail::wht::packed_serves<T>(log_n, in, out)) {
+        detail::wht::launch_packed<V>(log_n, in, out, batch, scale, stream);
       } else if (detail::wht::streamed_serves<T>(log_n, in)) {
         detail::wht::launch_streamed<V>(log_n, in, out, batch, scale, stream);
       } else {

@@ -99,8 +99,8 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
   require_matches_reference(got, host, log_n, batch, scale);
 }
 
-// Float rows of 2^13 to 2^15, double and complex<float> rows of 2^14 take the
-// streamed schedule (detail/wht/streamed.cuh) on compute capability 9.0+: persistent
+// Float rows of 2^13 to 2^15, double and complex<float> rows of 2^13 and 2^14 take
+// the streamed schedule (detail/wht/streamed.cuh) on compute capability 9.0+: persistent
 // blocks (one an SM, three for float 2^13) walk rows a grid apart, so batches of one,
 // two and three rows a block (each row flips the copy barriers' phase), in place and
 // out of place, and an input that is not 16-byte aligned (no bulk copies: the fused
@@ -143,6 +143,77 @@ TEMPLATE_TEST_CASE("fwht streamed schedule: several rows a block, in place, unal
   std::vector<T> got(host.size());
   WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
   require_matches_reference(got, host, log_n, batch, scale);
+}
+
+// Rows shorter than 16 bytes (float log_n <= 1, double and complex<float> log_n = 0)
+// take the packed schedule (detail/wht/packed.cuh) between 16-byte aligned buffers:
+// whole vectors over a grid-stride loop, then the rows left after the last whole
+// vector (block 0). Batches: one row (only a tail where a vector holds several rows),
+// five (a tail after whole vectors), and three blocks' steps and a row, which also run
+// as a single block so that the loop takes three steps; complex<double> rows (16 bytes)
+// never take it. An offset of one element leaves a buffer unaligned (the fused kernel
+// instead), in place and out of place.
+TEMPLATE_TEST_CASE("fwht packed schedule: several rows a vector, tails, unaligned buffers",
+                   "[fwht][gpu][packed]", float, double, cuda::std::complex<float>,
+                   cuda::std::complex<double>) {
+  using T = TestType;
+  const int log_n = GENERATE(0, 1);
+  // Elements one block takes a step.
+  const std::int64_t per_step = std::int64_t(wham::detail::wht::packed_threads) *
+                                wham::detail::wht::packed_vectors_per_thread *
+                                wham::detail::wht::packed_vector_items<T>;
+  const std::int64_t batch =
+      GENERATE_COPY(std::int64_t(1), std::int64_t(5), (3 * per_step >> log_n) + 1);
+  const bool in_place = GENERATE(false, true);
+  const int in_offset = GENERATE(0, 1);
+  const int out_offset_generated = GENERATE(0, 1);
+  if (in_place && out_offset_generated != 0) return;  // in place: out is in
+  const int out_offset = in_place ? in_offset : out_offset_generated;
+  CAPTURE(log_n, batch, in_place, in_offset, out_offset, wham_test::seed());
+
+  const std::size_t n = std::size_t(1) << log_n;
+  wham_test::device_buffer<T> d_in(n * batch + in_offset);
+  T* const in = d_in.data() + in_offset;
+  wham_test::device_buffer<T> d_out(in_place ? 0 : n * batch + out_offset);
+  T* const out = in_place ? in : d_out.data() + out_offset;
+  REQUIRE(wham::detail::wht::packed_serves<T>(log_n, in, out) ==
+          (wham::detail::wht::packed_defined<T>(log_n) && in_offset == 0 && out_offset == 0));
+
+  auto gen = wham_test::rng(7000 + 100 * log_n + batch + 10 * in_offset + out_offset);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!in_place) d_out.poison();
+  const double scale = log_n == 0 ? 0.75 : 1.0 / std::sqrt(2.0);
+
+  wham::fwht(in, out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<T> got(host.size());
+  WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  require_matches_reference(got, host, log_n, batch, scale);
+
+  // The grid-stride loop: the launcher's grid covers these batches in one step, so the
+  // kernel runs again as a single block, which walks three steps and the tail.
+  if (wham::detail::wht::packed_serves<T>(log_n, in, out) && !in_place) {
+    d_out.poison();
+    constexpr int K = wham::detail::wht::packed_vector_items<T>;
+    const std::int64_t elements = batch << log_n;
+    const int tail_rows = static_cast<int>((elements % K) >> log_n);
+    const auto one_block = [&](auto size) {
+      constexpr int L = decltype(size)::value;
+      if constexpr (wham::detail::wht::packed_defined<T>(L)) {
+        wham::detail::wht::packed_kernel<T, L, wham::detail::wht::packed_vectors_per_thread>
+            <<<1, wham::detail::wht::packed_threads>>>(in, out, elements / K, tail_rows,
+                                                      wham::detail::wht::real_t<T>(scale));
+      }
+    };
+    if (log_n == 0) one_block(std::integral_constant<int, 0>{});
+    if (log_n == 1) one_block(std::integral_constant<int, 1>{});
+    WHAM_TEST_CUDA(cudaGetLastError());
+    WHAM_TEST_CUDA(cudaDeviceSynchronize());
+    WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    require_matches_reference(got, host, log_n, batch, scale);
+  }
 }
 
 TEST_CASE("fwht launches inside a captured CUDA graph", "[fwht][gpu][graph]") {

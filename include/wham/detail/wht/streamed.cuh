@@ -9,7 +9,8 @@
 /// SM alternates between loading a row, transforming it (no memory traffic) and
 /// storing it. H200, 1 GiB of float rows of 2^15, 2026-12-03: fused 0.66 of a plain
 /// copy of the same bytes, streamed 0.85 (streamed_log_n_max has the other sizes).
-/// Float rows of 2^13 (32 KiB) run three such blocks an SM (streamed_shape::blocks_per_sm).
+/// Float rows of 2^13 (32 KiB) run three such blocks an SM (streamed_shape::blocks_per_sm);
+/// double and complex<float> rows of 2^13 (64 KiB) one.
 ///
 /// Layout of a block's shared memory: X, the row being transformed (2^LogN elements,
 /// one pad element after every 2^LogE, so that every access of the schedule is
@@ -71,8 +72,9 @@ struct streamed_shape {
   }();
   static constexpr std::size_t smem_bytes = x_bytes + std::size_t(head) * sizeof(V) + barrier_bytes;
   /// Blocks an SM holds (228 KiB an SM on the H100 and H200, 1 KiB of it reserved a
-  /// block): one for rows of 128 KiB, three for float rows of 2^13 (65 KiB a block),
-  /// so that three rows an SM are in flight where one would leave DRAM idle.
+  /// block): one for rows of 128 KiB and 64 KiB (133 KiB a block), three for float rows
+  /// of 2^13 (65 KiB a block), so that three rows an SM are in flight where one would
+  /// leave DRAM idle.
   static constexpr int blocks_per_sm = [] {
     const int b = int((streamed_smem_budget + 1024) / (smem_bytes + 1024));
     return b < 1 ? 1 : b;
@@ -236,20 +238,22 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 #endif
 }
 
-/// log2 of the rows the streamed schedule takes for V: those of 128 KiB, and float
-/// rows of 64 KiB and 32 KiB (0: none). H200, 2026-12-03, fraction of a copy
+/// log2 of the rows the streamed schedule takes for V: those of 128 KiB and 64 KiB,
+/// and float rows of 32 KiB (0: none). H200, 2026-12-03, fraction of a copy
 /// (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64 rows / 3 rows: float
 /// 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14 0.77 -> 0.90 / 0.67 ->
 /// 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46;
 /// complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
 /// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
-/// 0.74 -> 0.81.
+/// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
+/// SM, 133 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
+/// 0.88 -> 0.91 / 0.75 -> 0.79; complex<float> 0.88 -> 0.90 / 0.67 -> 0.75.
 /// complex<double> rows of 2^13 would take 16 elements a thread at 512 threads (the
 /// exchanges need 32) or 128 registers of data at 256: not built.
 template <class V>
 inline constexpr int streamed_log_n_max = sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : 0;
 template <class V>
-inline constexpr int streamed_log_n_min = sizeof(V) == 4 ? 13 : streamed_log_n_max<V>;
+inline constexpr int streamed_log_n_min = streamed_log_n_max<V> > 0 ? 13 : 0;
 
 /// Calls f(std::integral_constant<int, log_n>) where the streamed schedule is built
 /// for rows of 2^log_n elements of V; returns whether it is.
@@ -330,7 +334,7 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
   });
   if (!built) {
     throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
-                           "13..15 for float rows, 14 for 8-byte elements");
+                           "13..15 for float rows, 13..14 for 8-byte elements");
   }
 }
 
