@@ -72,9 +72,9 @@ struct streamed_shape {
   }();
   static constexpr std::size_t smem_bytes = x_bytes + std::size_t(head) * sizeof(V) + barrier_bytes;
   /// Blocks an SM holds (228 KiB an SM on the H100 and H200, 1 KiB of it reserved a
-  /// block): one for rows of 128 KiB and 64 KiB (133 KiB a block), three for float rows
-  /// of 2^13 (65 KiB a block), so that three rows an SM are in flight where one would
-  /// leave DRAM idle.
+  /// block): one for rows of 128 KiB (226 KiB a block) and 64 KiB (130 KiB), three for
+  /// float rows of 2^13 (65 KiB a block), so that three rows an SM are in flight where
+  /// one would leave DRAM idle.
   static constexpr int blocks_per_sm = [] {
     const int b = int((streamed_smem_budget + 1024) / (smem_bytes + 1024));
     return b < 1 ? 1 : b;
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 /// complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
 /// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
 /// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
-/// SM, 133 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
+/// SM, 130 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
 /// 0.88 -> 0.91 / 0.75 -> 0.79; complex<float> 0.88 -> 0.90 / 0.67 -> 0.75.
 /// complex<double> rows of 2^13 would take 16 elements a thread at 512 threads (the
 /// exchanges need 32) or 128 registers of data at 256: not built.
