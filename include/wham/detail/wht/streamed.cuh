@@ -19,7 +19,7 @@
 /// X as soon as the current row's last exchange has read X. Two transaction
 /// barriers (mbarrier) count the bytes in.
 ///
-/// Per row (T = 512 threads, 256 for 2^13; E = 2^LogN / T elements a thread):
+/// Per row (T = 2^LogN / 32 threads, E = 32 elements a thread):
 ///   1. wait for the row; thread t takes x = t + T j (j < E) from S or X;
 ///   2. block barrier; thread 0 starts the copy of the next row's head into S;
 ///   3. register butterflies over j (index bits [LogN - LogE, LogN));
@@ -53,8 +53,13 @@ inline constexpr std::size_t streamed_smem_budget = 227 * 1024;
 template <class V, int LogN>
 struct streamed_shape {
   static constexpr int n = 1 << LogN;
-  /// 512 threads, or 32 elements a thread where a row has fewer than 2^14.
-  static constexpr int threads = n / 32 < 512 ? n / 32 : 512;
+  /// 32 elements a thread (at most 1024 threads). Float rows of 2^15 had 512 threads of
+  /// 64: H200, 2026-12-03, 1 GiB, fraction of a cudaMemcpy, two runs, 512 -> 1024
+  /// threads: 0.847-0.849 -> 0.894-0.895 (64 registers, 12 bytes of spill); 64 rows
+  /// 0.55-0.61 -> 0.58-0.59. Smaller heads for more blocks an SM lost or tied
+  /// (float 2^14 at two blocks 0.88 vs 0.89-0.90, float 2^13 at four 0.86 vs 0.89,
+  /// double and complex<float> 2^13 at two 0.90-0.91 vs 0.90-0.91).
+  static constexpr int threads = n / 32 < 1024 ? n / 32 : 1024;
   static constexpr int items = n / threads;
   static constexpr int log_items = ilog2(items);
   static constexpr int padded = n + n / items;
@@ -248,6 +253,7 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 /// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
 /// SM, 130 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
 /// 0.88 -> 0.91 / 0.75 -> 0.79; complex<float> 0.88 -> 0.90 / 0.67 -> 0.75.
+/// Float rows of 2^15 run 1024 threads since (streamed_shape::threads has the figures).
 /// complex<double> rows of 2^13 would take 16 elements a thread at 512 threads (the
 /// exchanges need 32) or 128 registers of data at 256: not built.
 template <class V>
