@@ -311,9 +311,14 @@ inline constexpr int strided_cluster_max_log_k = 4;
 /// keep one-block stages (iqp.cuh, kronecker_tuning).
 inline constexpr int strided_cluster_part_bits = 9;
 inline constexpr int strided_cluster_log_k = 4;
+/// Blocks an SM the clustered stage's registers must allow: two 64-KiB parts share an
+/// SM. Without the bound complex<float> parts took 72 registers, one block an SM and 7
+/// clusters of 16 at a time (H200, 2026-12-03, 13-bit stage over 1 GiB: 0.35 of a copy,
+/// double 0.52 at 64 registers and 14 clusters).
+inline constexpr int strided_cluster_min_blocks = 2;
 
 template <class T, int LogH, int LogK>
-__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
+__global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads, strided_cluster_min_blocks)
     strided_cluster_kernel(T* data, int bit, real_t<T> scale) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using shape = strided_kernel_shape<T, LogH>;
