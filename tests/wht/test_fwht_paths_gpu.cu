@@ -1,6 +1,6 @@
 // Every path of the public batched FWHT (automatic, fused, kronecker, baseline)
 // x every element type x log_n = 0..24 x batch {1, 3, 64}, in and out of place,
-// against the double host reference; spot checks at 26 and 28; the orthonormal
+// against the double host reference; spot checks at 25, 26 and 28; the orthonormal
 // transform applied twice; paths that cannot serve throw.
 //
 // Tolerance: each output is a +-1 sum of 2^n inputs formed through n butterfly
@@ -149,12 +149,12 @@ TEMPLATE_TEST_CASE("fwht: the orthonormal transform applied twice gives the inpu
   }
 }
 
-// At 26 and 28 the dense host reference is too slow, so the input is a random
+// At 25, 26 and 28 the dense host reference is too slow, so the input is a random
 // Kronecker product f (x) g (x) h over bit groups that straddle the device's
 // stage boundaries; its transform is the product of the three factors'
 // transforms (O(2^n) to form). The device input is the product rounded to T
 // (relative error eps per element, which the orthogonal transform keeps).
-TEMPLATE_TEST_CASE("fwht: spot checks at n = 26 and 28 (kronecker path)", "[fwht][paths][gpu]",
+TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[fwht][paths][gpu]",
                    float, cuda::std::complex<double>) {
   using T = TestType;
   using R = wham::detail::wht::real_t<T>;

@@ -473,11 +473,13 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
 /// strided stage. H200, 2026-12-03, float, 1 GiB of rows, fraction of a copy
 /// (cudaMemcpy), default plan vs this one: n = 22 12+10 0.42 vs 14+8 0.46; n = 23 12+11
 /// 0.42 vs 14+9 0.46 (15+8 0.45); n = 24 13+11 0.38 vs 15+9 0.44 (14+10 0.42). At
-/// n = 16-21, 25 and 27 the two tie within 0.01; n = 26 and 28 take 15 bits anyway.
+/// n = 16-21 and 27 the two tie within 0.01; n = 26 and 28 take 15 bits anyway. n = 25,
+/// once 2^15 streamed faster (2026-12-03, three runs): 14+11 0.401-0.403 vs 15+10
+/// 0.418-0.421 (the 10-bit strided stage keeps 128-byte tile rows, the 11-bit one 64).
 template <class V>
 inline int kronecker_streamed_lo(int log_n, const void* in) {
-  if (!std::is_same_v<V, float> || log_n < 22 || log_n > 24) return 0;
-  const int lo = log_n == 24 ? 15 : 14;
+  if (!std::is_same_v<V, float> || log_n < 22 || log_n > 25) return 0;
+  const int lo = log_n == 23 || log_n == 22 ? 14 : 15;
   return streamed_serves<V>(lo, in) ? lo : 0;
 }
 
