@@ -479,7 +479,7 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
 template <class V>
 inline int kronecker_streamed_lo(int log_n, const void* in) {
   if (!std::is_same_v<V, float> || log_n < 22 || log_n > 25) return 0;
-  const int lo = log_n == 23 || log_n == 22 ? 14 : 15;
+  const int lo = log_n <= 23 ? 14 : 15;
   return streamed_serves<V>(lo, in) ? lo : 0;
 }
 
