@@ -161,6 +161,13 @@ inline int fused_max_qubits() {
 /// either (2026-11-30, batch 64, complex128, us, E = 16 vs 8 vs 4: n = 10 10.9,
 /// 10.4, 11.5; n = 12 13.3, 14.3, 16.7; clusters of 2 at n = 13: 15.6, 17.2, 20.0):
 /// the extra shared-memory round trips cost more than the shorter threads save.
+/// Re-measured on the device alone (H200, 2026-12-04, complex128 batch 64, a CUDA
+/// graph of 20 launches, us a launch, two rounds, E = 16 vs 8 vs 4): n = 9 2.79 vs
+/// 2.47 vs 2.62, n = 10 3.10 vs 3.00 vs 3.45, n = 11 3.6 vs 4.0 vs 5.4, n = 12 5.5 vs
+/// 6.7 vs 9.6, n = 13 (clusters of 2) 7.1 vs 8.3 vs 11.7; at 512 MiB, of the write
+/// floor, E = 16 vs 8: n = 9-13 0.70, 0.64, 0.59, 0.56, 0.51 vs 0.63, 0.55, 0.51, 0.31,
+/// 0.39. The 0.1-0.3 us that E = 8 takes off n = 9, 10 is inside the 1-2 us by which
+/// single launches between events (the benchmark's measure) vary from run to run.
 template <class V>
 inline int cluster_parts(int n, std::int64_t batch) {
   if (fused_max_qubits<V>() <= block_max_qubits<V>()) return 1;  // no clusters here

@@ -29,6 +29,13 @@
 /// kernels in turn): complex128 n = 9, 10, 11, 12: 0.56, 0.48, 0.47, 0.46 -> 0.73,
 /// 0.65, 0.61, 0.57; complex64 n = 10, 11, 12, 13: 0.48, 0.42, 0.41, 0.41 -> 0.61,
 /// 0.55, 0.53, 0.50.
+/// Where the rest goes (2026-12-04, same measure, two rounds; bounds from probe builds
+/// that give wrong states, not kept): every warp reading one sample's parameters
+/// (L1 hits, no load latency) takes complex128 n = 8-13 from 0.66, 0.70, 0.64, 0.59,
+/// 0.56, 0.51 to 0.70, 0.73, 0.68, 0.63, 0.60, 0.52; a two-operation sine/cosine in place
+/// of sincos_reduced, to 0.81, 0.78, 0.70, 0.65, 0.62, 0.55 (complex64 n = 10-14: 0.58,
+/// 0.53, 0.51, 0.48, 0.42 to at most 0.65, 0.56, 0.55, 0.52, 0.44). Neither reaches the
+/// 0.8 the IQP issue asks for above n = 8: the transform's own work decides the rest.
 #pragma once
 
 #include <wham/detail/wht/common.cuh>
