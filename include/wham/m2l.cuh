@@ -23,7 +23,8 @@
 /// 3, 4, 5, 6 in 13.0, 21.8, 32.4, 45.0, 58.5 us (0.85-0.91 of a plain copy of the
 /// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms. The tensor
 /// schedule (double, 2026-12-02): p = 13, 16, 20 in 0.75, 1.18, 2.16 ms (the warp
-/// schedule before it: 1.19, 1.93, 4.39 ms).
+/// schedule before it: 1.19, 1.93, 4.39 ms); its wide form on sm_90 (2026-12-04, a
+/// probe): p = 12, 13, 16, 20 in 0.47, 0.50, 0.82, 1.61 ms.
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out
@@ -36,8 +37,10 @@
 /// m, and rotates back, all on chip: O(p^3) per pair, no workspace. Schedules by
 /// order (detail/m2l/fused.cuh): one thread a pair to p = 6 (double) / 8 (float),
 /// one lane a pair with its degrees split over a block's warps to p = 12, and above:
-/// in double, FP64 tensor-core products on tiles of four pairs from p = 13
-/// (detail/m2l/tensor.cuh, sm_80+), in float one warp a pair.
+/// in double, FP64 tensor-core products, on sm_90 on tiles of eight pairs from p = 11
+/// (detail/m2l/tensor_wide.cuh: mma.m16n8k4, whole swap matrices, the two swaps of a
+/// degree chained in registers), else on tiles of four pairs from p = 13
+/// (detail/m2l/tensor.cuh, sm_80+); in float one warp a pair.
 ///
 /// \code
 ///   // d_M, d_L: n * 36 cuda::std::complex<double>; d_delta: n * 3 double (p = 5)
@@ -51,6 +54,7 @@
 #include <wham/detail/m2l/baselines.cuh>
 #include <wham/detail/m2l/fused.cuh>
 #include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/m2l/tensor_wide.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -70,7 +74,8 @@ enum class m2l_path {
   warp,       ///< fused, one warp per pair (any order)
   split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
-  tensor,     ///< fused, FP64 tensor-core products on tiles of four pairs (double only, any order)
+  tensor,     ///< fused, FP64 tensor-core products (double only, any order): tiles of eight
+              ///< pairs on sm_90 (tensor_wide.cuh), of four below (tensor.cuh)
 };
 
 /// Highest order wham::m2l serves for T.
@@ -121,10 +126,14 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   const auto* M = reinterpret_cast<const cpx<T>*>(multipoles);
   auto* L = reinterpret_cast<cpx<T>*>(locals);
   if (path == m2l_path::automatic) {
+    const bool tensor =
+        std::is_same_v<T, double> &&
+        p >= (detail::m2l::wide_supported() ? detail::m2l::wide_min_order
+                                            : detail::m2l::tensor_min_order);
     path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread
-           : std::is_same_v<T, double> && p >= detail::m2l::tensor_min_order ? m2l_path::tensor
-           : p <= detail::m2l::split_max_order                                ? m2l_path::split
-                                                                              : m2l_path::warp;
+           : tensor                                           ? m2l_path::tensor
+           : p <= detail::m2l::split_max_order                ? m2l_path::split
+                                                              : m2l_path::warp;
   }
   switch (path) {
     case m2l_path::thread:
@@ -149,7 +158,12 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
       break;
     case m2l_path::tensor:
       if constexpr (std::is_same_v<T, double>) {
-        detail::m2l::launch_tensor(p, detail::m2l::tensor_stream{M, deltas, L, num_pairs}, stream);
+        const detail::m2l::tensor_stream pairs{M, deltas, L, num_pairs};
+        if (detail::m2l::wide_supported()) {
+          detail::m2l::launch_tensor_wide_tuned(p, pairs, stream);
+        } else {
+          detail::m2l::launch_tensor(p, pairs, stream);
+        }
       } else {
         detail::throw_invalid_argument("m2l", "path", "m2l_path::tensor",
                                        "a path other than tensor for float (FP64 tensor cores)");

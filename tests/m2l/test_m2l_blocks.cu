@@ -5,6 +5,7 @@
 #include <wham/detail/m2l/class_operator.cuh>
 #include <wham/detail/m2l/fused.cuh>
 #include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/m2l/tensor_wide.cuh>
 #include <wham/reference/m2l.hpp>
 
 #include "catch.hpp"
@@ -354,6 +355,61 @@ TEST_CASE("m2l tensor schedule: its fragments and folded-split order reproduce e
       for (int i = 0; i < 2 * L + 1; ++i) ref[i] = {want[i].re, want[i].im};
       const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
       CAPTURE(err);
+      REQUIRE(err <= 1e-14);
+    }
+  });
+}
+
+namespace {
+const m2l::wide_frag_table& wide_fragments() {
+  static const m2l::wide_frag_table table = m2l::make_wide_frag_table();  // 256 KB
+  return table;
+}
+}  // namespace
+
+TEST_CASE("m2l wide tensor schedule: its fragments reproduce every swap", "[m2l][blocks]") {
+  // The table the wide kernel reads (built here on the host by the same constexpr
+  // function), applied as mma.m16n8k4 reads its B operand (k = lane % 4, n = lane / 4;
+  // column n of n tile nt is output 8 nt + wide_col_row(n)), against blocks.cuh's swap.
+  // Inputs past the degree hold 1e300: a nonzero fragment entry there would show.
+  auto gen = wham_test::rng(4343);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  using C = m2l::cpx<double>;
+  m2l::static_for_host<0, m2l::max_table_order + 1>([&](auto Lc) {
+    constexpr int L = decltype(Lc)::value;
+    constexpr int NT = m2l::wide_tiles(L), KT = 2 * NT;
+    const m2l::wide_frag_table& table = wide_fragments();
+    for (int tr = 0; tr < 2; ++tr) {
+      CAPTURE(L, tr);
+      C x[2 * L + 1], want[2 * L + 1];
+      for (int i = 0; i < 2 * L + 1; ++i) want[i] = x[i] = {u(gen), u(gen)};
+      if (tr) {
+        m2l::swap_inplace<L, true>(want);
+      } else {
+        m2l::swap_inplace<L, false>(want);
+      }
+      std::vector<C> in(4 * KT, C{1e300, 1e300}), acc(8 * NT, C{0.0, 0.0});
+      for (int j = 0; j < 2 * L + 1; ++j) in[j] = x[j];
+      for (int nt = 0; nt < NT; ++nt) {
+        for (int kt = 0; kt < KT; ++kt) {
+          for (int lane = 0; lane < 32; ++lane) {
+            const double b = table.a[tr][m2l::wide_frag_offset(L) + nt * KT + kt][lane];
+            if (b == 0.0) continue;
+            const int i = nt * 8 + m2l::wide_col_row(lane / 4), j = kt * 4 + lane % 4;
+            acc[i] = m2l::fma(b, in[j], acc[i]);
+          }
+        }
+      }
+      std::vector<std::complex<double>> got(2 * L + 1), ref(2 * L + 1);
+      for (int i = 0; i < 2 * L + 1; ++i) {
+        got[i] = {acc[i].re, acc[i].im};
+        ref[i] = {want[i].re, want[i].im};
+      }
+      double past = 0.0;  // outputs past the degree must stay 0
+      for (int i = 2 * L + 1; i < 8 * NT; ++i) past = std::max(past, std::abs(acc[i].re) + std::abs(acc[i].im));
+      const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
+      CAPTURE(err, past);
+      CHECK(past == 0.0);
       REQUIRE(err <= 1e-14);
     }
   });
