@@ -160,7 +160,7 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
       if constexpr (std::is_same_v<T, double>) {
         const detail::m2l::tensor_stream pairs{M, deltas, L, num_pairs};
         if (detail::m2l::wide_supported()) {
-          detail::m2l::launch_tensor_wide_tuned(p, pairs, stream);
+          detail::m2l::launch_tensor_wide_tuned(p, detail::m2l::wide_stream{pairs}, stream);
         } else {
           detail::m2l::launch_tensor(p, pairs, stream);
         }

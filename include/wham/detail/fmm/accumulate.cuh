@@ -40,6 +40,7 @@
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/fused.cuh>
 #include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/m2l/tensor_wide.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -632,17 +633,62 @@ struct tensor_list {
   }
 };
 
+/// The accumulate form's pairs for the wide tensor schedule (sm_90, detail/m2l/
+/// tensor_wide.cuh's Pairs policy): records and displacements as tensor_list; each value
+/// added to locals[tgt] by an atomicAdd per real part from its lane, or, where the tile's
+/// pairs share one target (a uniform list's runs are long), summed over the tile's eight
+/// pairs in the warp first (three shuffles) and added once.
+struct wide_list {
+  pair_list<double> l;
+  std::int64_t num_pairs;
+
+  __device__ __forceinline__ const cpx<double>* record(std::int64_t i, int C) const {
+    return l.multipoles + std::int64_t(l.src[i]) * C;
+  }
+  __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
+    const std::int32_t k = l.mode == geometry::classes ? l.cls[i] : 0;
+    pair_delta(l, i, l.src[i], l.tgt[i], k, x, y, z);
+  }
+  struct add_sink {
+    cpx<double>* dst;  ///< locals[tgt] of the lane's pair, null past the tile's count
+    bool shared;       ///< every pair of the tile has one target (warp-uniform)
+    __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
+      if (shared) {
+        // lanes l, l ^ 4, l ^ 8, l ^ 16 hold the eight pairs' values of one coefficient
+#pragma unroll
+        for (int s = 4; s <= 16; s <<= 1) {
+          v.re += __shfl_xor_sync(0xffffffffu, v.re, s);
+          v.im += __shfl_xor_sync(0xffffffffu, v.im, s);
+        }
+        if (ok && (threadIdx.x & 28) == 0) add_atomic(dst, idx, v);
+      } else if (ok && dst != nullptr) {
+        add_atomic(dst, idx, v);
+      }
+    }
+  };
+  __device__ __forceinline__ add_sink sink(std::int64_t first, int count, int C) const {
+    const int q = (threadIdx.x & 31) >> 2;
+    const std::int32_t t0 = l.tgt[first];
+    const std::int32_t tq = q < count ? l.tgt[first + q] : t0;
+    const bool shared = __all_sync(0xffffffffu, tq == t0);
+    return {q < count ? l.locals + std::int64_t(tq) * C : nullptr, shared};
+  }
+};
+
 /// Which schedule and method run one call.
 enum class schedule { thread, split, warp, tensor };
 
-/// The pair-streaming form's choice (detail/m2l/fused.cuh's and tensor.cuh's tuning
-/// tables): the tile kernels do the same translation between the same gather and
-/// flush. The tensor schedule takes the atomic method only (the deterministic one
-/// runs the warp schedule there).
+/// The pair-streaming form's choice (detail/m2l/fused.cuh's, tensor.cuh's and
+/// tensor_wide.cuh's tuning tables): the tile kernels do the same translation between the
+/// same gather and flush. The tensor schedule takes the atomic method only (the
+/// deterministic one runs the split schedule there to p = 12, the warp schedule above).
 template <class T>
 inline schedule pick_schedule(int p) {
   if (p <= m2l::automatic_thread_max_order<T>()) return schedule::thread;
-  if (std::is_same_v<T, double> && p >= m2l::tensor_min_order) return schedule::tensor;
+  if (std::is_same_v<T, double> &&
+      p >= (m2l::wide_supported() ? m2l::wide_min_order : m2l::tensor_min_order)) {
+    return schedule::tensor;
+  }
   return p <= m2l::split_max_order ? schedule::split : schedule::warp;
 }
 
@@ -654,11 +700,15 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, schedul
   if (sched == schedule::tensor) {
     if constexpr (std::is_same_v<T, double>) {
       if (!deterministic) {
-        m2l::launch_tensor(p, tensor_list{l, l.num_pairs}, stream);
+        if (m2l::wide_supported()) {
+          m2l::launch_tensor_wide_tuned(p, wide_list{l, l.num_pairs}, stream);
+        } else {
+          m2l::launch_tensor(p, tensor_list{l, l.num_pairs}, stream);
+        }
         return;
       }
     }
-    sched = schedule::warp;
+    sched = p <= m2l::split_max_order ? schedule::split : schedule::warp;
   }
   if (sched == schedule::warp) {
     launch_warp<T>(l, p, deterministic, stream);

@@ -174,10 +174,10 @@ __device__ __forceinline__ void wide_zero(double (&acc)[NT][4]) {
 /// tile (even and odd k tiles), so that each chain of dependent products is half as long
 /// (measured slower, see the tuning below: the kernel passes false).
 /// To z: x *= Dz(alpha); B^T; *= Dz(beta); B^T; *= r^-(L+1); to the records.
-/// From z: B; *= Dz(-beta); B; *= Dz(-alpha); to `out` (the pair's locals) in global memory.
-template <bool ToZ, int NT, bool SK>
-__device__ __forceinline__ void wide_degree(const wide_warp& w, int L, cpx<double>* out,
-                                            bool valid) {
+/// From z: B; *= Dz(-beta); B; *= Dz(-alpha); to the lane's sink (the pair's destination in
+/// global memory; every lane calls it, `ok` says whether its value is an output).
+template <bool ToZ, int NT, bool SK, class Sink>
+__device__ __forceinline__ void wide_degree(const wide_warp& w, int L, const Sink& sink) {
   constexpr int KT = 2 * NT;
   constexpr int S = SK ? 2 : 1;
   const int lane = threadIdx.x & 31;
@@ -259,11 +259,9 @@ __device__ __forceinline__ void wide_degree(const wide_warp& w, int L, cpx<doubl
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = nt * 8 + 4 * h + tig;
-        if (valid && i <= 2 * L) {
-          double re = acc2[0][nt][h], im = acc2[0][nt][2 + h];
-          wide_dz<true>(re, im, pa, i - L);
-          out[r0 + i] = cpx<double>{re, im};
-        }
+        double re = acc2[0][nt][h], im = acc2[0][nt][2 + h];
+        wide_dz<true>(re, im, pa, min(i - L, L));  // past 2L: 0, and not an output
+        sink.put(r0 + i, cpx<double>{re, im}, i <= 2 * L);
       }
     }
   }
@@ -271,16 +269,15 @@ __device__ __forceinline__ void wide_degree(const wide_warp& w, int L, cpx<doubl
 
 /// Degree L's passes for the kernel compiled for degrees up to wide_tiles(L) <= MaxNT (the
 /// larger tiles' registers are then never reserved).
-template <bool ToZ, int MaxNT>
-__device__ __forceinline__ void wide_degree_any(const wide_warp& w, int L, cpx<double>* out,
-                                                bool valid) {
+template <bool ToZ, int MaxNT, class Sink>
+__device__ __forceinline__ void wide_degree_any(const wide_warp& w, int L, const Sink& sink) {
   switch (wide_tiles(L)) {
-    case 1: wide_degree<ToZ, 1, false>(w, L, out, valid); break;
-    case 2: if constexpr (MaxNT >= 2) wide_degree<ToZ, 2, false>(w, L, out, valid); break;
-    case 3: if constexpr (MaxNT >= 3) wide_degree<ToZ, 3, false>(w, L, out, valid); break;
-    case 4: if constexpr (MaxNT >= 4) wide_degree<ToZ, 4, false>(w, L, out, valid); break;
-    case 5: if constexpr (MaxNT >= 5) wide_degree<ToZ, 5, false>(w, L, out, valid); break;
-    default: if constexpr (MaxNT >= 6) wide_degree<ToZ, 6, false>(w, L, out, valid); break;
+    case 1: wide_degree<ToZ, 1, false>(w, L, sink); break;
+    case 2: if constexpr (MaxNT >= 2) wide_degree<ToZ, 2, false>(w, L, sink); break;
+    case 3: if constexpr (MaxNT >= 3) wide_degree<ToZ, 3, false>(w, L, sink); break;
+    case 4: if constexpr (MaxNT >= 4) wide_degree<ToZ, 4, false>(w, L, sink); break;
+    case 5: if constexpr (MaxNT >= 5) wide_degree<ToZ, 5, false>(w, L, sink); break;
+    default: if constexpr (MaxNT >= 6) wide_degree<ToZ, 6, false>(w, L, sink); break;
   }
 }
 
@@ -348,7 +345,7 @@ template <class Pairs, int W, int MinBlocks, int MaxNT>
 __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(const Pairs pairs, int p) {
   extern __shared__ __align__(16) unsigned char m2l_smem_raw[];
   const int t = threadIdx.x;
-  const int warp = t >> 5, lane = t & 31;
+  const int warp = t >> 5;
   const int C = (p + 1) * (p + 1);
   wide_warp w;
   w.p = p;
@@ -398,10 +395,9 @@ __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(cons
   stage_records_wait();
   __syncthreads();
 
-  const bool valid = (lane >> 2) < count;
-  cpx<double>* out = valid ? pairs.out(first + (lane >> 2), C) : nullptr;
+  const auto sink = pairs.sink(first, count, C);
   for (int L = 0; L <= p; ++L) {
-    if (wide_takes<W>(L, warp)) wide_degree_any<true, MaxNT>(w, L, out, valid);
+    if (wide_takes<W>(L, warp)) wide_degree_any<true, MaxNT>(w, L, sink);
   }
   __syncthreads();
   for (int m = -p; m <= p; ++m) {
@@ -419,35 +415,48 @@ __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(cons
   }
   __syncthreads();
   for (int L = 0; L <= p; ++L) {
-    if (wide_takes<W>(L, warp)) wide_degree_any<false, MaxNT>(w, L, out, valid);
+    if (wide_takes<W>(L, warp)) wide_degree_any<false, MaxNT>(w, L, sink);
   }
 }
 
-/// Pair streaming for the wide schedule: tensor_stream plus the pair's output record.
+/// The wide kernel's Pairs policy (as tensor.cuh's, less `flush`):
+///   num_pairs, record(i, C), delta(i, x, y, z)
+///   sink(first, count, C)   the lane's sink for pair first + lane / 4 of a tile of `count`
+///                           pairs: put(idx, value, ok) takes coefficient idx of the lane's
+///                           pair (every lane of the warp calls it at once; ok: an output)
+/// Pair streaming: pair i writes locals[i].
 struct wide_stream : tensor_stream {
-  __device__ __forceinline__ cpx<double>* out(std::int64_t i, int C) const { return locals + i * C; }
+  struct store_sink {
+    cpx<double>* dst;  ///< the pair's locals, null past the tile's count
+    __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
+      if (ok && dst != nullptr) dst[idx] = v;
+    }
+  };
+  __device__ __forceinline__ store_sink sink(std::int64_t first, int count, int C) const {
+    const int q = (threadIdx.x & 31) >> 2;
+    return {q < count ? locals + (first + q) * C : nullptr};
+  }
 };
 
 inline std::size_t tensor_wide_smem_bytes(int p) {
   return std::size_t(wide_block_doubles(p)) * sizeof(double);
 }
 
-/// Launches the wide schedule over pair streaming (double, sm_90): W warps a tile of eight
+/// Launches the wide schedule over a Pairs policy (double, sm_90): W warps a tile of eight
 /// pairs, registers for MinBlocks blocks an SM, compiled for orders with wide_tiles(p) <= MaxNT.
-template <int W, int MinBlocks, int MaxNT>
-void launch_tensor_wide(int p, const tensor_stream& s, cudaStream_t stream) {
-  if (s.num_pairs == 0) return;
+template <int W, int MinBlocks, int MaxNT, class Pairs>
+void launch_tensor_wide(int p, const Pairs& pairs, cudaStream_t stream) {
+  if (pairs.num_pairs == 0) return;
   if (p < 0 || wide_tiles(p) > MaxNT) {
     throw_invalid_argument("m2l", "p", p,
                            "0.." + std::to_string(4 * MaxNT - 1) + " for this wide kernel");
   }
-  const wide_stream pairs{s};
-  auto kernel = m2l_tensor_wide_kernel<wide_stream, W, MinBlocks, MaxNT>;
+  auto kernel = m2l_tensor_wide_kernel<Pairs, W, MinBlocks, MaxNT>;
   const std::size_t smem = tensor_wide_smem_bytes(p);
   ensure_dynamic_smem(kernel, smem);
-  const std::int64_t blocks = (s.num_pairs + wide_pairs - 1) / wide_pairs;
+  const std::int64_t blocks = (pairs.num_pairs + wide_pairs - 1) / wide_pairs;
   if (blocks > 0x7fffffff) {
-    throw_invalid_argument("m2l", "num_pairs", s.num_pairs,
+    throw_invalid_argument("m2l", "num_pairs", pairs.num_pairs,
                            "at most (2^31 - 1) * 8 for the wide tensor schedule");
   }
   kernel<<<dim3(unsigned(blocks)), 32 * W, smem, stream>>>(pairs, p);
@@ -476,8 +485,9 @@ void launch_tensor_wide(int p, const tensor_stream& s, cudaStream_t stream) {
 /// schedule (above); at 9 and 10 the two are within 2%.
 inline constexpr int wide_min_order = 11;
 
-/// The wide schedule at order p (0..20) with the tuned shape.
-inline void launch_tensor_wide_tuned(int p, const tensor_stream& s, cudaStream_t stream) {
+/// The wide schedule at order p (0..20) with the tuned shape, over a Pairs policy.
+template <class Pairs>
+inline void launch_tensor_wide_tuned(int p, const Pairs& s, cudaStream_t stream) {
   if (p <= 13) return launch_tensor_wide<2, 6, 4>(p, s, stream);
   if (p <= 15) return launch_tensor_wide<4, 4, 4>(p, s, stream);
   if (p <= 17) return launch_tensor_wide<3, 4, 5>(p, s, stream);
