@@ -634,21 +634,11 @@ struct tensor_list {
 };
 
 /// The accumulate form's pairs for the wide tensor schedule (sm_90, detail/m2l/
-/// tensor_wide.cuh's Pairs policy): records and displacements as tensor_list; each value
+/// tensor_wide.cuh's Pairs policy): records and displacements from tensor_list; each value
 /// added to locals[tgt] by an atomicAdd per real part from its lane, or, where the tile's
 /// pairs share one target (a uniform list's runs are long), summed over the tile's eight
 /// pairs in the warp first (three shuffles) and added once.
-struct wide_list {
-  pair_list<double> l;
-  std::int64_t num_pairs;
-
-  __device__ __forceinline__ const cpx<double>* record(std::int64_t i, int C) const {
-    return l.multipoles + std::int64_t(l.src[i]) * C;
-  }
-  __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
-    const std::int32_t k = l.mode == geometry::classes ? l.cls[i] : 0;
-    pair_delta(l, i, l.src[i], l.tgt[i], k, x, y, z);
-  }
+struct wide_list : tensor_list {
   struct add_sink {
     cpx<double>* dst;  ///< locals[tgt] of the lane's pair, null past the tile's count
     bool shared;       ///< every pair of the tile has one target (warp-uniform)
@@ -701,7 +691,7 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, schedul
     if constexpr (std::is_same_v<T, double>) {
       if (!deterministic) {
         if (m2l::wide_supported()) {
-          m2l::launch_tensor_wide_tuned(p, wide_list{l, l.num_pairs}, stream);
+          m2l::launch_tensor_wide_tuned(p, wide_list{{l, l.num_pairs}}, stream);
         } else {
           m2l::launch_tensor(p, tensor_list{l, l.num_pairs}, stream);
         }
