@@ -23,8 +23,8 @@
 /// 3, 4, 5, 6 in 13.0, 21.8, 32.4, 45.0, 58.5 us (0.85-0.91 of a plain copy of the
 /// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms. The tensor
 /// schedule (double, 2026-12-02): p = 13, 16, 20 in 0.75, 1.18, 2.16 ms (the warp
-/// schedule before it: 1.19, 1.93, 4.39 ms); its wide form on sm_90 (2026-12-04, a
-/// probe): p = 12, 13, 16, 20 in 0.47, 0.50, 0.82, 1.61 ms.
+/// schedule before it: 1.19, 1.93, 4.39 ms); its wide form on sm_90 (2026-12-04):
+/// p = 12, 13, 16, 20 in 0.45, 0.48, 0.78, 1.46 ms.
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out
@@ -126,14 +126,10 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   const auto* M = reinterpret_cast<const cpx<T>*>(multipoles);
   auto* L = reinterpret_cast<cpx<T>*>(locals);
   if (path == m2l_path::automatic) {
-    const bool tensor =
-        std::is_same_v<T, double> &&
-        p >= (detail::m2l::wide_supported() ? detail::m2l::wide_min_order
-                                            : detail::m2l::tensor_min_order);
     path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread
-           : tensor                                           ? m2l_path::tensor
-           : p <= detail::m2l::split_max_order                ? m2l_path::split
-                                                              : m2l_path::warp;
+           : std::is_same_v<T, double> && detail::m2l::tensor_automatic(p) ? m2l_path::tensor
+           : p <= detail::m2l::split_max_order                              ? m2l_path::split
+                                                                            : m2l_path::warp;
   }
   switch (path) {
     case m2l_path::thread:
@@ -159,11 +155,7 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
     case m2l_path::tensor:
       if constexpr (std::is_same_v<T, double>) {
         const detail::m2l::tensor_stream pairs{M, deltas, L, num_pairs};
-        if (detail::m2l::wide_supported()) {
-          detail::m2l::launch_tensor_wide_tuned(p, detail::m2l::wide_stream{pairs}, stream);
-        } else {
-          detail::m2l::launch_tensor(p, pairs, stream);
-        }
+        detail::m2l::launch_tensor_any(p, detail::m2l::wide_stream{pairs}, pairs, stream);
       } else {
         detail::throw_invalid_argument("m2l", "path", "m2l_path::tensor",
                                        "a path other than tensor for float (FP64 tensor cores)");

@@ -675,10 +675,7 @@ enum class schedule { thread, split, warp, tensor };
 template <class T>
 inline schedule pick_schedule(int p) {
   if (p <= m2l::automatic_thread_max_order<T>()) return schedule::thread;
-  if (std::is_same_v<T, double> &&
-      p >= (m2l::wide_supported() ? m2l::wide_min_order : m2l::tensor_min_order)) {
-    return schedule::tensor;
-  }
+  if (std::is_same_v<T, double> && m2l::tensor_automatic(p)) return schedule::tensor;
   return p <= m2l::split_max_order ? schedule::split : schedule::warp;
 }
 
@@ -690,11 +687,8 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, schedul
   if (sched == schedule::tensor) {
     if constexpr (std::is_same_v<T, double>) {
       if (!deterministic) {
-        if (m2l::wide_supported()) {
-          m2l::launch_tensor_wide_tuned(p, wide_list{{l, l.num_pairs}}, stream);
-        } else {
-          m2l::launch_tensor(p, tensor_list{l, l.num_pairs}, stream);
-        }
+        const tensor_list pairs{l, l.num_pairs};
+        m2l::launch_tensor_any(p, wide_list{pairs}, pairs, stream);
         return;
       }
     }

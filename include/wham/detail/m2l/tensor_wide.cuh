@@ -513,4 +513,23 @@ inline bool wide_supported() {
   return ptx_version[l.device] >= 90;
 }
 
+/// Whether `automatic` takes the tensor schedule at order p in double (pair streaming and
+/// the accumulate form alike): from wide_min_order where the wide schedule runs, else from
+/// tensor_min_order. The device is asked only at the orders where the answer depends on it.
+static_assert(wide_min_order < tensor_min_order, "the wide schedule starts lower");
+inline bool tensor_automatic(int p) {
+  return p >= tensor_min_order || (p >= wide_min_order && wide_supported());
+}
+
+/// The tensor schedule over the caller's pairs: the wide one (policy `wide`) where it runs,
+/// else the four-pair one (policy `four`, tensor.cuh).
+template <class Wide, class Four>
+void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t stream) {
+  if (wide_supported()) {
+    launch_tensor_wide_tuned(p, wide, stream);
+  } else {
+    launch_tensor(p, four, stream);
+  }
+}
+
 }  // namespace wham::detail::m2l
