@@ -1,7 +1,8 @@
 // Every path of the public batched FWHT (automatic, fused, kronecker, baseline)
 // x every element type x log_n = 0..24 x batch {1, 3, 64}, in and out of place,
 // against the double host reference; spot checks at 25, 26 and 28; the orthonormal
-// transform applied twice; paths that cannot serve throw.
+// transform applied twice; the clustered and streamed strided stages, forced; paths
+// that cannot serve throw.
 //
 // Tolerance: each output is a +-1 sum of 2^n inputs formed through n butterfly
 // stages (fused, kronecker or baseline alike). Every stage is sqrt(2) times an
@@ -265,6 +266,54 @@ TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
     const auto got = in_place ? d_in.download() : d_out.download();
     REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<T>());
+  }
+}
+
+// A 10-bit strided stage of float rows streams its tiles (detail/wht/strided_streamed.cuh)
+// where the buffer is 16-byte aligned; the automatic plans give one only at n = 25, so
+// it is forced here (stage 0 of log_n - 10 bits): one tile a block (n = 20, batch 1) and
+// blocks that take several in turn (n = 21, batch 3: 192 tiles), in and out of place,
+// and a buffer 4 bytes off alignment, which the one-block stage serves instead.
+TEST_CASE("fwht: the streamed 10-bit strided stage of float rows", "[fwht][paths][gpu]") {
+  namespace wd = wham::detail::wht;
+  const int log_n = GENERATE(20, 21);
+  const std::int64_t batch = log_n == 20 ? 1 : 3;
+  const std::size_t n = std::size_t(1) << log_n;
+  const std::size_t count = n * std::size_t(batch);
+  wham_test::device_buffer<float> d_in(count + 1), d_out(count + 1);
+  if (!wd::strided_streamed_serves<float>(10, d_out.data())) {
+    WARN("skipped: the streamed strided stage needs sm_90 and its shared memory");
+    return;
+  }
+  CAPTURE(log_n, batch, wham_test::seed());
+  wd::kronecker_config cfg;
+  cfg.lo_bits = log_n - 10;
+  const auto plan = wd::kronecker_plan<float>(log_n, cfg);
+  REQUIRE(plan.num_stages == 2);
+  REQUIRE(plan.stages[1].bits == 10);
+
+  auto gen = wham_test::rng(0x57 + log_n);
+  std::vector<float> host(count);
+  for (auto& v : host) v = random_value<float>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+  const auto ref = wham::reference::fwht_batched<double>(host.data(), log_n, batch, scale);
+  for (const int shift : {0, 1}) {
+    for (const bool in_place : {false, true}) {
+      CAPTURE(shift, in_place);
+      float* in = d_in.data() + shift;
+      float* out = in_place ? in : d_out.data() + shift;
+      CHECK(wd::strided_streamed_serves<float>(10, out) == (shift == 0));
+      d_in.poison();
+      d_out.poison();
+      WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+      wd::launch_kronecker_config<float>(log_n, batch, wd::loaded_input<float, float>{in},
+                                         wd::stored_output<float, float>{out}, float(scale), 0, cfg);
+      WHAM_TEST_CUDA(cudaGetLastError());
+      WHAM_TEST_CUDA(cudaDeviceSynchronize());
+      std::vector<float> got(count);
+      WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost));
+      REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<float>());
+    }
   }
 }
 

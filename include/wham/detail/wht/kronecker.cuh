@@ -14,7 +14,8 @@
 /// arithmetic lives in wham/reference/kronecker.hpp, which the CPU tests replay.
 /// A stage wider than one block's tile runs as clusters of blocks that finish it
 /// through distributed shared memory (strided_cluster_kernel); the plans take it
-/// only where it saves a pass (strided_cluster_log_k).
+/// only where it saves a pass (strided_cluster_log_k). A 10-bit stage of float rows
+/// streams its tiles instead (strided_streamed.cuh) where the device allows.
 ///
 /// Precision: the intermediate between stages is stored in the output's element
 /// type, and the strided stages compute in it. With complex64 output from a
@@ -39,6 +40,7 @@
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/streamed.cuh>
+#include <wham/detail/wht/strided_streamed.cuh>
 #include <wham/error.hpp>
 #include <wham/reference/kronecker.hpp>
 
@@ -593,6 +595,10 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
       if (strided_stage_clustered(bits, lim)) {
         launch_strided_cluster<Out, strided_cluster_part_bits>(bits, output.out + offset, total,
                                                                plan.stages[k].bit, s, stream);
+      } else if (strided_streamed_serves<Out>(bits, output.out + offset)) {
+        if constexpr (std::is_same_v<Out, float>) {
+          launch_strided_streamed(output.out + offset, total, plan.stages[k].bit, s, stream);
+        }
       } else {
         launch_strided<Out>(bits, output.out + offset, total, plan.stages[k].bit, s, stream);
       }
