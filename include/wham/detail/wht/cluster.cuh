@@ -89,10 +89,10 @@ inline void launch_clusters(Kernel kernel, std::int64_t blocks, int threads, int
 }
 
 template <class V, int LogS, int C, class Input, class Output>
-__global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
+__global__ void __launch_bounds__(fused_shape_for<V, LogS, Input>::threads_per_segment, 1)
     cluster_kernel(Input input, Output output, real_t<V> scale, unsigned tables_offset) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using shape = fused_shape<V, LogS>;
+  using shape = fused_shape_for<V, LogS, Input>;
   constexpr int S = shape::n;
   constexpr int E = shape::items;
   constexpr int LogE = shape::log_items;
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(fused_shape<V, LogS>::threads_per_segment, 1)
 template <class V, int LogS, int C, class Input, class Output>
 inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real_t<V> scale,
                              cudaStream_t stream) {
-  using shape = fused_shape<V, LogS>;
+  using shape = fused_shape_for<V, LogS, Input>;
   if (!clusters_supported()) {
     throw error("wham: the cluster schedule needs compute capability 9.0 or later and code "
                 "compiled for it (sm_90 or later)");

@@ -107,8 +107,9 @@ struct stored_output {
 
 /// Launch shape of the fused schedule for a value type and segment length.
 /// Each thread holds E contiguous elements (256 bytes of registers for complex128,
-/// E = 32 for complex64, 8 or 32 for double and 8 to 64 for float by row length):
-/// the first log2(E) butterfly stages run in registers, and every round trip
+/// E = 32 for complex64 (8 for loaded rows up to 2^11), 8 or 32 for double and 8 to 64
+/// for float by row length): the first log2(E) butterfly stages run in registers, and
+/// every round trip
 /// through shared memory does another log2(E), so a segment of 2^13 complex128
 /// takes 3 round trips, 2^14 complex64 2.
 /// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
@@ -152,11 +153,23 @@ constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 3
 /// second shape).
 constexpr int complex128_items(int log_n) { return log_n == 8 ? 8 : 16; }
 
-template <class V, int LogN>
+/// Preferred E for complex<float> rows: 32 where the input makes warp tables (the IQP
+/// phases: their product form wants long register tiles), else 8 up to 2^11. H200,
+/// 2026-12-04, FWHT complex<float>, 512 MiB, fused path, fraction of a cudaMemcpy, two
+/// runs, E = 32 -> 8: log_n = 4-7 0.84-0.89 -> 0.99, 8-9 0.85-0.86 -> 0.98-0.99, 10-11
+/// 0.87 -> 0.94; at 12 8 loses (0.87 -> 0.84, and the Kronecker plans' 12-bit stage 0:
+/// n = 20 0.46 -> 0.44), and so does the IQP (complex64, 512 MiB, of the write floor:
+/// n = 8 0.58 -> 0.37, n = 10 0.58 -> 0.32).
+constexpr int complex64_items(int log_n, bool tables) { return !tables && log_n <= 11 ? 8 : 32; }
+
+/// Tables: whether the input makes warp tables (has_warp_tables_v; fused_shape_for
+/// derives it from the input policy).
+template <class V, int LogN, bool Tables = true>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
   static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN)
-                                : sizeof(V) >= 8 ? (is_complex_v<V> ? 32 : double_items(LogN))
+                                : sizeof(V) >= 8 ? (is_complex_v<V> ? complex64_items(LogN, Tables)
+                                                                    : double_items(LogN))
                                                  : float_items(LogN);
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
@@ -180,6 +193,10 @@ struct fused_shape {
   static constexpr std::size_t smem_bytes =
       needs_smem ? std::size_t(segments_per_block) * stride * sizeof(V) : 0;
 };
+
+/// The fused schedule's shape for rows of V made by the input policy Input.
+template <class V, int LogN, class Input>
+using fused_shape_for = fused_shape<V, LogN, has_warp_tables_v<Input>>;
 
 /// Shared-memory position of element x of a segment: the low log2(E) bits are
 /// XOR-swizzled with the next log2(E), so that the contiguous per-thread layout
@@ -271,7 +288,7 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
                                             std::int64_t block, std::int64_t num_segments,
                                             real_t<V> scale, unsigned tables_offset,
                                             unsigned char* smem_raw) {
-  using shape = fused_shape<V, LogN>;
+  using shape = fused_shape_for<V, LogN, Input>;
   constexpr int N = shape::n;
   constexpr int E = shape::items;
   constexpr int LogE = shape::log_items;
@@ -346,7 +363,8 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
 // 0.62 vs 0.63 at 80 registers, 0.23 at 64; n = 12 0.56 vs 0.44 at 80; n = 13 0.39 vs
 // 0.18 at 64; complex64 n = 12 0.51 vs 0.44, n = 13 0.47 vs 0.40 at 80).
 template <class V, int LogN, class Input, class Output>
-__global__ void __launch_bounds__(fused_shape<V, LogN>::threads, fused_shape<V, LogN>::min_blocks)
+__global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
+                                  fused_shape_for<V, LogN, Input>::min_blocks)
     fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
                  unsigned tables_offset) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -367,7 +385,7 @@ inline int fused_max_log_n() {
 template <class V, int LogN, class Input, class Output>
 inline void launch_fused_n(Input input, Output output, std::int64_t num_segments,
                            real_t<V> scale, cudaStream_t stream) {
-  using shape = fused_shape<V, LogN>;
+  using shape = fused_shape_for<V, LogN, Input>;
   // Several segments per block for short segments, but never so many that the
   // grid leaves SMs idle at small batch.
   const std::int64_t sms = current_device_limits().sm_count;

@@ -644,8 +644,9 @@ inline void launch_kronecker(int log_n, std::int64_t batch, Input input, Output 
 
 inline constexpr int resident_threads = 256;
 
-/// Whether stage 0 over segments of 2^Lo (computed in V) and a strided stage of Hi
-/// bits over Out share the resident block shape.
+/// Whether stage 0 over segments of 2^Lo (computed in V, from an input with warp tables:
+/// the IQP phases, the only input the schedule serves) and a strided stage of Hi bits
+/// over Out share the resident block shape.
 template <class V, class Out, int Lo, int Hi>
 inline constexpr bool resident_shapes_match =
     fused_shape<V, Lo>::threads == resident_threads &&
@@ -657,7 +658,7 @@ __global__ void __launch_bounds__(resident_threads, 2)
                               unsigned tables_offset, std::int64_t rows) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
-  using stage0 = fused_shape<V, Lo>;
+  using stage0 = fused_shape_for<V, Lo, Input>;
   using stage1 = strided_kernel_shape<Out, Hi>;
   static_assert(resident_shapes_match<V, Out, Lo, Hi>, "one block shape for both stages");
   constexpr std::int64_t stage0_blocks = (std::int64_t(1) << Hi) / stage0::segments_per_block;
@@ -686,7 +687,7 @@ template <class V, int Lo, int Hi, int K, class Input, class Output>
 inline void launch_kronecker_resident_n(std::int64_t rows, Input input, Output output,
                                         real_t<V> scale, cudaStream_t stream) {
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
-  using stage0 = fused_shape<V, Lo>;
+  using stage0 = fused_shape_for<V, Lo, Input>;
   using stage1 = strided_kernel_shape<Out, Hi>;
   if (rows > 0x7fffffff / K) {
     throw_invalid_argument("kronecker path (resident schedule)", "rows", rows,
