@@ -109,9 +109,8 @@ struct stored_output {
 /// Each thread holds E contiguous elements (256 bytes of registers for complex128,
 /// E = 32 for complex64 (8 for loaded rows up to 2^11), 8 or 32 for double and 8 to 64
 /// for float by row length): the first log2(E) butterfly stages run in registers, and
-/// every round trip
-/// through shared memory does another log2(E), so a segment of 2^13 complex128
-/// takes 3 round trips, 2^14 complex64 2.
+/// every round trip through shared memory does another log2(E), so a segment of 2^13
+/// complex128 takes 3 round trips, 2^14 complex64 2.
 /// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
 /// element) for the complex types, checked against half of it (real types:
 /// float_items, double_items): complex128 E = 8 (and 64 registers, 30
