@@ -107,7 +107,8 @@ struct stored_output {
 
 /// Launch shape of the fused schedule for a value type and segment length.
 /// Each thread holds E contiguous elements (256 bytes of registers for complex128,
-/// E = 32 for complex64 (8 for loaded rows up to 2^11), 8 or 32 for double and 8 to 64
+/// E = 32 for complex64 (loaded rows: fewer, see complex64_items and complex128_items),
+/// 8 or 32 for double and 8 to 64
 /// for float by row length): the first log2(E) butterfly stages run in registers, and
 /// every round trip through shared memory does another log2(E), so a segment of 2^13
 /// complex128 takes 3 round trips, 2^14 complex64 2.
@@ -136,8 +137,7 @@ constexpr int float_items(int log_n) {
 /// Preferred E for double rows (real), by length: H200, 2026-11-30, FWHT double,
 /// 1 GiB, fraction of the copy floor, E = 32 -> 8: log_n = 5-9: 0.92-0.95 -> 1.06-1.07,
 /// 10-12: 0.94-0.95 -> 0.98-1.02; 13, 14 stay at 32 (0.95, 0.83; 8: 0.72, 0.78; 16:
-/// 0.70, 0.78). complex64 keeps 32: the IQP phases share this shape, and their
-/// product form wants long register tiles.
+/// 0.70, 0.78). complex64 has its own (complex64_items).
 constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 32; }
 
 /// Preferred E for complex128 rows: 16, but 8 at log_n = 8, where 16 leaves a row 16
@@ -148,9 +148,17 @@ constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 3
 /// FWHT complex128 n = 8 293-295 -> 285; IQP batch 64, ten launches back to back, a
 /// launch: 5.2-6.0 -> 4.4-4.9. Elsewhere 16 stays: IQP 512 MiB n = 4 182 vs 202, n = 7
 /// 182 vs 220, n = 9 174 vs 191, n = 10 192 vs 221, n = 12 217 vs 390; n = 5, 6 within
-/// 8%, mixed (FWHT complex128 alone would take 8 at n = 4-11, 1-6% faster: not worth a
-/// second shape).
-constexpr int complex128_items(int log_n) { return log_n == 8 ? 8 : 16; }
+/// 8%, mixed. Loaded rows (no warp tables: the FWHT) have their own shape since the
+/// twenty-sixth session, fewer elements a thread: H200, 2026-12-04, FWHT complex<double>,
+/// 1 GiB, fused path, fraction of a cudaMemcpy, two runs, E = 16 / 8 / 4:
+///   log_n = 3    0.92 / 0.92 / 0.98        8      0.87 / 0.90 / 0.96
+///   log_n = 4-7  0.86-0.88 / 0.90-0.92 / 0.98-0.99
+///   log_n = 9-10 0.87-0.89 / 0.90-0.91 / 0.88    11  0.87 / 0.90-0.91 / 0.78
+///   log_n = 12   0.87 / 0.84 / 0.62       (1 and 2: 0.98 whatever E).
+constexpr int complex128_items(int log_n, bool tables) {
+  if (tables) return log_n == 8 ? 8 : 16;
+  return log_n <= 8 ? 4 : log_n <= 11 ? 8 : 16;
+}
 
 /// Preferred E for complex<float> rows: 32 where the input makes warp tables (the IQP
 /// phases: their product form wants long register tiles), else 8 up to 2^11. H200,
@@ -166,7 +174,7 @@ constexpr int complex64_items(int log_n, bool tables) { return !tables && log_n 
 template <class V, int LogN, bool Tables = true>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN)
+  static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN, Tables)
                                 : sizeof(V) >= 8 ? (is_complex_v<V> ? complex64_items(LogN, Tables)
                                                                     : double_items(LogN))
                                                  : float_items(LogN);
