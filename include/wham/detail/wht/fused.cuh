@@ -106,12 +106,11 @@ struct stored_output {
 };
 
 /// Launch shape of the fused schedule for a value type and segment length.
-/// Each thread holds E contiguous elements (256 bytes of registers for complex128,
-/// E = 32 for complex64 (loaded rows: fewer, see complex64_items and complex128_items),
-/// 8 or 32 for double and 8 to 64
-/// for float by row length): the first log2(E) butterfly stages run in registers, and
-/// every round trip through shared memory does another log2(E), so a segment of 2^13
-/// complex128 takes 3 round trips, 2^14 complex64 2.
+/// Each thread holds E contiguous elements (16 for complex128 and 32 for complex64 where
+/// the IQP phases make them, fewer for loaded rows: complex128_items, complex64_items;
+/// 8 or 32 for double and 8 to 64 for float by row length): the first log2(E) butterfly
+/// stages run in registers, and every round trip through shared memory does another
+/// log2(E), so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
 /// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
 /// element) for the complex types, checked against half of it (real types:
 /// float_items, double_items): complex128 E = 8 (and 64 registers, 30

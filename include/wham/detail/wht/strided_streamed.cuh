@@ -16,7 +16,9 @@
 /// the whole transform (15 + 10 bits) 0.423 -> 0.440-0.442. Tiles of 2^9 and 2^8 rows
 /// lose (0.897 -> 0.854 at 9 bits, 0.923-0.957 -> 0.785-0.831 at 8): the one-block
 /// stage holds two or three such tiles an SM, whose loads and stores overlap already.
-/// So only 10-bit stages of float rows take it (strided_streamed_serves).
+/// Versions for 8-byte elements (10 bits: 0.86-0.87 against the one-block stage's 0.91)
+/// and for float rows of 64 bytes (11 bits: 0.45-0.48, spilling, against 0.70-0.76) lost
+/// too. So only 10-bit stages of float rows take it (strided_streamed_serves).
 ///
 /// Tile: 2^LogH rows (index bits [bit, bit + LogH) of the flat index) x 32 floats
 /// (128 contiguous bytes). Thread (w, l) of 2^LogH threads (warp w, lane l: column l):
