@@ -169,8 +169,8 @@ constexpr int complex128_items(int log_n, bool tables) {
 constexpr int complex64_items(int log_n, bool tables) { return !tables && log_n <= 11 ? 8 : 32; }
 
 /// Tables: whether the input makes warp tables (has_warp_tables_v; fused_shape_for
-/// derives it from the input policy).
-template <class V, int LogN, bool Tables = true>
+/// derives it from the input policy, so no caller picks it by hand).
+template <class V, int LogN, bool Tables>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
   static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN, Tables)

@@ -649,7 +649,7 @@ inline constexpr int resident_threads = 256;
 /// over Out share the resident block shape.
 template <class V, class Out, int Lo, int Hi>
 inline constexpr bool resident_shapes_match =
-    fused_shape<V, Lo>::threads == resident_threads &&
+    fused_shape<V, Lo, true>::threads == resident_threads &&
     strided_kernel_shape<Out, Hi>::threads == resident_threads;
 
 template <class V, int Lo, int Hi, int K, class Input, class Output>
