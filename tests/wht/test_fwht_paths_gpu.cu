@@ -1,8 +1,8 @@
 // Every path of the public batched FWHT (automatic, fused, kronecker, baseline)
 // x every element type x log_n = 0..24 x batch {1, 3, 64}, in and out of place,
 // against the double host reference; spot checks at 25, 26 and 28; the orthonormal
-// transform applied twice; the clustered and streamed strided stages, forced; paths
-// that cannot serve throw.
+// transform applied twice; the clustered and streamed strided stages and the middle
+// plan, forced; paths that cannot serve throw.
 //
 // Tolerance: each output is a +-1 sum of 2^n inputs formed through n butterfly
 // stages (fused, kronecker or baseline alike). Every stage is sqrt(2) times an
@@ -303,6 +303,49 @@ TEST_CASE("fwht: the streamed 10-bit strided stage of float rows", "[fwht][paths
       float* in = d_in.data() + shift;
       float* out = in_place ? in : d_out.data() + shift;
       CHECK(wd::strided_streamed_serves<float>(10, out) == (shift == 0));
+      d_in.poison();
+      d_out.poison();
+      WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+      wd::launch_kronecker_config<float>(log_n, batch, wd::loaded_input<float, float>{in},
+                                         wd::stored_output<float, float>{out}, float(scale), 0, cfg);
+      WHAM_TEST_CUDA(cudaGetLastError());
+      WHAM_TEST_CUDA(cudaDeviceSynchronize());
+      std::vector<float> got(count);
+      WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost));
+      REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<float>());
+    }
+  }
+}
+
+TEST_CASE("fwht: the middle plan of float rows of 2^23 to 2^25", "[fwht][paths][gpu]") {
+  namespace wd = wham::detail::wht;
+  // Reduced (under compute-sanitizer): one row of 2^23, out of place, aligned.
+  const bool reduced = wham_test::reduced();
+  const int log_n = reduced ? 23 : GENERATE(23, 24, 25);
+  const std::int64_t batch = log_n == 23 && !reduced ? 3 : 1;
+  const std::size_t n = std::size_t(1) << log_n;
+  const std::size_t count = n * std::size_t(batch);
+  wham_test::device_buffer<float> d_in(count + 1), d_out(count + 1);
+  if (!wd::kronecker_middle_serves<float>(log_n, d_in.data(), d_out.data())) {
+    WARN("skipped: the middle plan needs sm_90 and its shared memory");
+    return;
+  }
+  CAPTURE(log_n, batch, wham_test::seed());
+  auto gen = wham_test::rng(0x4D + log_n);
+  std::vector<float> host(count);
+  for (auto& v : host) v = random_value<float>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+  const auto ref = wham::reference::fwht_batched<double>(host.data(), log_n, batch, scale);
+  wd::kronecker_config cfg;
+  cfg.middle = true;
+  for (const int shift : {0, 1}) {
+    for (const bool in_place : {false, true}) {
+      if (reduced && (shift != 0 || in_place)) continue;
+      CAPTURE(shift, in_place);
+      float* in = d_in.data() + shift;
+      float* out = in_place ? in : d_out.data() + shift;
+      // A buffer off 16-byte alignment takes the default plan (the bulk copies).
+      CHECK(wd::kronecker_middle_serves<float>(log_n, in, out) == (shift == 0));
       d_in.poison();
       d_out.poison();
       WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));

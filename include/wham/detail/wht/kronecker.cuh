@@ -15,7 +15,9 @@
 /// A stage wider than one block's tile runs as clusters of blocks that finish it
 /// through distributed shared memory (strided_cluster_kernel); the plans take it
 /// only where it saves a pass (strided_cluster_log_k). A 10-bit stage of float rows
-/// streams its tiles instead (strided_streamed.cuh) where the device allows.
+/// streams its tiles instead (strided_streamed.cuh) where the device allows. Loaded
+/// float rows of 2^23..2^25 take the middle plan instead (kronecker_middle_serves):
+/// a gathered first pass, then the strided stage over the middle bits.
 ///
 /// Precision: the intermediate between stages is stored in the output's element
 /// type, and the strided stages compute in it. With complex64 output from a
@@ -80,6 +82,9 @@ struct kronecker_config {
   /// log2 of the largest cluster a strided stage may use, 1..strided_cluster_max_log_k
   /// (0: strided_cluster_log_k).
   int cluster_log_k = 0;
+  /// Run the middle plan (kronecker_middle_serves must hold) instead of the stages
+  /// above; launch_kronecker sets it wherever the plan serves.
+  bool middle = false;
 };
 
 /// Policies shifted by a flat offset (one chunk of rows at a time).
@@ -561,6 +566,30 @@ inline bool kronecker_serves(int log_n) {
 /// input from the policy (loaded or generated; see fused.cuh for the policy
 /// interface), result times `scale` written through `output`, whose buffer
 /// (`output.out`) is also the workspace (no allocation).
+/// The middle plan for loaded float rows of 2^n, 23 <= n <= 25, two passes: the
+/// streamed schedule over gathered rows of 2^15 (flat-index bits [0, 10) and
+/// [n - 5, n): 32 runs of 4 KiB, streamed_gathered_rows), then the strided stage over
+/// the middle bits [10, n - 5), whose tile rows lie 2^10 elements apart. The default
+/// plan (stage 0 over bits [0, 15), then bits [15, n)) strides its tile rows 2^15
+/// apart, where the streamed 10-bit stage runs at 0.85 of a copy against 0.91 at 2^10
+/// (strided_streamed.cuh). H200, 2026-12-04, 1 GiB of rows, fraction of a cudaMemcpy,
+/// four rounds in one process, default plan -> middle plan: n = 23 0.455-0.456 ->
+/// 0.472-0.473; n = 24 0.454-0.455 -> 0.470-0.471; n = 25 0.441 -> 0.455-0.457. The
+/// gathered stage alone: 0.926 (n = 23), 0.922 (24), 0.903 (25), the contiguous
+/// streamed 2^15 0.904-0.905. Float n = 26 would need an 11-bit middle stage, whose
+/// tile rows are 64 bytes (0.70-0.76): not built.
+template <class V>
+inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) {
+  if constexpr (!std::is_same_v<V, float>) {
+    return false;
+  } else {
+    const int mid = log_n - streamed_log_n_max<V>;
+    if (log_n < streamed_gathered_log_n_min || log_n > streamed_gathered_log_n_max) return false;
+    if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return false;
+    return streamed_serves<V>(streamed_log_n_max<V>, in) && mid <= strided_max_bits();
+  }
+}
+
 template <class V, class Input, class Output>
 inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, Output output,
                                     real_t<V> scale, cudaStream_t stream,
@@ -586,6 +615,21 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
     const std::int64_t rows = std::min(rows_per_chunk, batch - r0);
     const std::int64_t offset = r0 * row;
     const std::int64_t total = rows * row;
+    if constexpr (std::is_same_v<V, float> && std::is_same_v<Input, loaded_input<V, V>> &&
+                  std::is_same_v<Output, stored_output<V, V>>) {
+      if (cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out)) {
+        constexpr int lo_run = 10;  // streamed_gathered_rows::log_run
+        const int mid = log_n - 15;
+        V* const data = output.out + offset;
+        launch_streamed_gathered<V>(log_n, input.in + offset, data, rows, real_t<V>(1), stream);
+        if (strided_streamed_serves<V>(mid, data)) {
+          launch_strided_streamed(data, total, lo_run, out_scale, stream);
+        } else {
+          launch_strided<V>(mid, data, total, lo_run, out_scale, stream);
+        }
+        continue;
+      }
+    }
     launch_kronecker_stage0<V>(plan.stages[0].bits, total >> plan.stages[0].bits,
                                offset_input<Input>{input, offset},
                                offset_output<Output>{output, offset}, stream);
@@ -614,7 +658,8 @@ inline void launch_kronecker(int log_n, std::int64_t batch, Input input, Output 
                              real_t<V> scale, cudaStream_t stream) {
   kronecker_config cfg;
   if constexpr (std::is_same_v<Input, loaded_input<V, V>>) {
-    cfg.lo_bits = kronecker_streamed_lo<V>(log_n, input.in);
+    cfg.middle = kronecker_middle_serves<V>(log_n, input.in, output.out);
+    if (!cfg.middle) cfg.lo_bits = kronecker_streamed_lo<V>(log_n, input.in);
   }
   launch_kronecker_config<V>(log_n, batch, input, output, scale, stream, cfg);
 }

@@ -117,18 +117,21 @@ __device__ __forceinline__ void barrier_wait(std::uint64_t* bar, unsigned parity
       "r"(parity)
       : "memory");
 }
-/// `bytes` (a multiple of 16, 16-byte aligned ends) from global to shared memory,
-/// completing on `bar`. Preceded by a proxy fence: the generic proxy's accesses to
-/// the destination (ordered before by a block barrier) come first.
+/// `bytes` (a multiple of 16, 16-byte aligned ends) from global to shared memory in
+/// pieces of `chunk` bytes, piece k read from src + k * src_stride bytes and written
+/// contiguously, completing on `bar`. Preceded by a proxy fence: the generic proxy's
+/// accesses to the destination (ordered before by a block barrier) come first.
 __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
-                                          unsigned chunk, std::uint64_t* bar) {
+                                          unsigned chunk, std::int64_t src_stride,
+                                          std::uint64_t* bar) {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   barrier_expect(bar, bytes);
-  for (unsigned off = 0; off < bytes; off += chunk) {
+  const unsigned char* from = static_cast<const unsigned char*>(src);
+  for (unsigned off = 0; off < bytes; off += chunk, from += src_stride) {
     asm volatile(
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
             smem_address(static_cast<unsigned char*>(dst) + off)),
-        "l"(static_cast<const unsigned char*>(src) + off), "r"(chunk), "r"(smem_address(bar))
+        "l"(from), "r"(chunk), "r"(smem_address(bar))
         : "memory");
   }
 }
@@ -149,10 +152,12 @@ __device__ __forceinline__ unsigned streamed_position(int t, int j) {
 }
 
 /// The exchanges over bits [B, Rem) (Rem = LogN - LogE), the last one ending in the
-/// stores; `tail` starts the next row's tail copy once X has been read.
-template <class V, int LogN, int B, class Tail>
+/// stores (element x of the row to out_row[rows.offset(x)]); `tail` starts the next
+/// row's tail copy once X has been read.
+template <class V, int LogN, int B, class Rows, class Tail>
 __device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_shape<V, LogN>::items],
-                                                   V* out_row, real_t<V> scale, const Tail& tail) {
+                                                   V* out_row, const Rows& rows, real_t<V> scale,
+                                                   const Tail& tail) {
   using shape = streamed_shape<V, LogN>;
   constexpr int T = shape::threads;
   constexpr int E = shape::items;
@@ -166,20 +171,61 @@ __device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_
 #pragma unroll
     for (int j = 0; j < E; ++j) X[streamed_pad<LogE>(streamed_position<B, G, T>(t, j))] = v[j];
     __syncthreads();
-    streamed_exchanges<V, LogN, B + G>(X, t, v, out_row, scale, tail);
+    streamed_exchanges<V, LogN, B + G>(X, t, v, out_row, rows, scale, tail);
   } else {
     __syncthreads();  // every thread has read X
     tail();
     register_butterflies<G>(v);
 #pragma unroll
-    for (int j = 0; j < E; ++j) out_row[streamed_position<B, G, T>(t, j)] = v[j] * scale;
+    for (int j = 0; j < E; ++j) out_row[rows.offset(streamed_position<B, G, T>(t, j))] = v[j] * scale;
   }
 }
 
+/// Where a streamed row's elements lie: rows of 2^LogN consecutive elements (the
+/// fused rows of the FWHT, the Kronecker split's stage 0).
 template <class V, int LogN>
+struct streamed_contiguous_rows {
+  /// Bytes of one bulk copy, and the distance between the sources of two copies.
+  static constexpr unsigned piece_bytes = streamed_shape<V, LogN>::chunk_bytes;
+  __device__ __forceinline__ std::int64_t piece_stride() const { return piece_bytes; }
+  /// Flat index of the row's element 0, and of element x from there.
+  __device__ __forceinline__ std::int64_t base(std::int64_t row) const { return row << LogN; }
+  __device__ __forceinline__ unsigned offset(unsigned x) const { return x; }
+};
+
+/// The Kronecker split's gathered stage (kronecker.cuh, kronecker_middle_serves): for
+/// FWHT rows of 2^LogRow, a streamed row takes flat-index bits [0, 10) and the top
+/// LogN - 10 bits [LogRow - LogN + 10, LogRow); the rows enumerate the sample and the
+/// middle bits [10, LogRow - LogN + 10), which a strided stage takes afterwards (tile rows
+/// 2^10 apart, closer to a copy than rows 2^LogN apart). Element x of a row: run x >> 10
+/// of 2^10 consecutive elements (4 KiB of float, one bulk copy), runs 2^high_shift
+/// apart. The shifts are compile-time constants: with them as kernel arguments the
+/// kernel spilled at its 64 registers and ran at 0.85 of a copy against 0.90 (float,
+/// rows of 2^25, H200, 2026-12-04).
+template <class V, int LogN, int LogRow>
+struct streamed_gathered_rows {
+  static constexpr int log_run = 10;
+  static constexpr int high_shift = LogRow - (LogN - log_run);
+  static constexpr int mid_bits = high_shift - log_run;
+  static_assert(mid_bits >= 1, "rows longer than the streamed row");
+  static constexpr unsigned piece_bytes = (1u << log_run) * sizeof(V);
+  __device__ __forceinline__ std::int64_t piece_stride() const {
+    return (std::int64_t(1) << high_shift) * std::int64_t(sizeof(V));
+  }
+  __device__ __forceinline__ std::int64_t base(std::int64_t row) const {
+    const std::int64_t sample = row >> mid_bits;
+    const std::int64_t mid = row & ((std::int64_t(1) << mid_bits) - 1);
+    return (sample << LogRow) | (mid << log_run);
+  }
+  __device__ __forceinline__ std::int64_t offset(unsigned x) const {
+    return std::int64_t(x & ((1u << log_run) - 1u)) | (std::int64_t(x >> log_run) << high_shift);
+  }
+};
+
+template <class V, int LogN, class Rows>
 __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
                                   streamed_shape<V, LogN>::blocks_per_sm)
-    streamed_kernel(const V* in, V* out, std::int64_t rows, real_t<V> scale) {
+    streamed_kernel(const V* in, V* out, std::int64_t rows, real_t<V> scale, Rows lay) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using shape = streamed_shape<V, LogN>;
   static_assert(shape::valid, "no streamed schedule for this row");
@@ -191,7 +237,8 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
   constexpr bool has_tail = Head < N;
   constexpr unsigned head_bytes = unsigned(Head) * sizeof(V);
   constexpr unsigned tail_bytes = unsigned(N - Head) * sizeof(V);
-  constexpr unsigned chunk = shape::chunk_bytes;
+  constexpr unsigned chunk = Rows::piece_bytes;
+  static_assert(head_bytes % chunk == 0 && tail_bytes % chunk == 0, "whole pieces");
   namespace ptx = streamed_ptx;
 
   extern __shared__ __align__(16) unsigned char smem_raw[];  // 16: the bulk copies
@@ -208,10 +255,11 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
   }
   __syncthreads();
   std::int64_t row = blockIdx.x;
+  const std::int64_t stride = lay.piece_stride();
   if (t == 0 && row < rows) {
-    const V* src = in + row * N;
-    ptx::bulk_load(S, src, head_bytes, chunk, &bars[0]);
-    if constexpr (has_tail) ptx::bulk_load(X, src + Head, tail_bytes, chunk, &bars[1]);
+    const V* src = in + lay.base(row);
+    ptx::bulk_load(S, src, head_bytes, chunk, stride, &bars[0]);
+    if constexpr (has_tail) ptx::bulk_load(X, src + lay.offset(Head), tail_bytes, chunk, stride, &bars[1]);
   }
   unsigned parity = 0;
   for (; row < rows; row += gridDim.x) {
@@ -229,17 +277,20 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
     }
     __syncthreads();  // S, and the tail in X, read by every thread
     const std::int64_t next = row + gridDim.x;
-    if (t == 0 && next < rows) ptx::bulk_load(S, in + next * N, head_bytes, chunk, &bars[0]);
+    const V* const next_src = in + lay.base(next);
+    if (t == 0 && next < rows) ptx::bulk_load(S, next_src, head_bytes, chunk, stride, &bars[0]);
     register_butterflies<LogE>(v);  // x = t + T j: bits [LogN - LogE, LogN)
 #pragma unroll
     for (int j = 0; j < E; ++j) X[streamed_pad<LogE>(unsigned(t + T * j))] = v[j];
     __syncthreads();
     const auto tail = [&] {
       if constexpr (has_tail) {
-        if (t == 0 && next < rows) ptx::bulk_load(X, in + next * N + Head, tail_bytes, chunk, &bars[1]);
+        if (t == 0 && next < rows) {
+          ptx::bulk_load(X, next_src + lay.offset(Head), tail_bytes, chunk, stride, &bars[1]);
+        }
       }
     };
-    streamed_exchanges<V, LogN, 0>(X, t, v, out + row * N, scale, tail);
+    streamed_exchanges<V, LogN, 0>(X, t, v, out + lay.base(row), lay, scale, tail);
   }
 #endif
 }
@@ -320,15 +371,15 @@ inline std::int64_t streamed_grid(int log_n, std::int64_t rows) {
   return rows < slots ? rows : slots;
 }
 
-template <class V, int LogN>
+template <class V, int LogN, class Rows = streamed_contiguous_rows<V, LogN>>
 inline void launch_streamed_n(const V* in, V* out, std::int64_t rows, real_t<V> scale,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, Rows lay = {}) {
   using shape = streamed_shape<V, LogN>;
-  auto kernel = streamed_kernel<V, LogN>;
+  auto kernel = streamed_kernel<V, LogN, Rows>;
   ensure_dynamic_smem(kernel, shape::smem_bytes);
   const std::int64_t blocks = streamed_grid<V>(LogN, rows);
   kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(in, out, rows,
-                                                                                       scale);
+                                                                                       scale, lay);
   WHAM_CHECK_LAUNCH("wham::detail::wht::streamed_kernel");
 }
 
@@ -342,6 +393,39 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
   if (!built) {
     throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
                            "13..15 for float rows, 13..14 for 8-byte elements");
+  }
+}
+
+/// FWHT rows of 2^log_n the gathered layout is built for (kronecker_middle_serves).
+inline constexpr int streamed_gathered_log_n_min = 23;
+inline constexpr int streamed_gathered_log_n_max = 25;
+
+/// The streamed schedule over the gathered rows (streamed_gathered_rows) of `batch` FWHT
+/// rows of 2^log_n elements of V, from `in` to `out` (streamed_serves<V>(15, in) must
+/// hold; log_n within the built range).
+template <class V>
+inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_t batch,
+                                     real_t<V> scale, cudaStream_t stream) {
+  constexpr int LogN = 15;
+  bool built = false;
+  const auto one = [&](auto size) {
+    constexpr int R = decltype(size)::value;
+    if constexpr (streamed_log_n_max<V> >= LogN) {
+      if (log_n == R) {
+        using rows_t = streamed_gathered_rows<V, LogN, R>;
+        launch_streamed_n<V, LogN>(in, out, batch << rows_t::mid_bits, scale, stream, rows_t{});
+        built = true;
+      }
+    }
+  };
+  static_assert(streamed_gathered_log_n_min == 23 && streamed_gathered_log_n_max == 25, "the list below");
+  one(std::integral_constant<int, 23>{});
+  one(std::integral_constant<int, 24>{});
+  one(std::integral_constant<int, 25>{});
+  if (!built) {
+    throw_invalid_argument("fwht (gathered streamed stage)", "log_n", log_n,
+                           std::to_string(streamed_gathered_log_n_min) + ".." +
+                               std::to_string(streamed_gathered_log_n_max) + " for float rows");
   }
 }
 
