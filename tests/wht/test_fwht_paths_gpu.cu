@@ -317,45 +317,53 @@ TEST_CASE("fwht: the streamed 10-bit strided stage of float rows", "[fwht][paths
   }
 }
 
-TEST_CASE("fwht: the middle plan of float rows of 2^23 to 2^25", "[fwht][paths][gpu]") {
+TEMPLATE_TEST_CASE("fwht: the middle plan: a gathered streamed pass then the middle bits",
+                   "[fwht][paths][gpu]", float, double, cuda::std::complex<float>) {
+  using T = TestType;
   namespace wd = wham::detail::wht;
-  // Reduced (under compute-sanitizer): one row of 2^23, out of place, aligned.
+  constexpr int S = wd::streamed_log_n_max<T>;  // 15 float, 14 8-byte
+  // Reduced (under compute-sanitizer): one row with 8 middle bits, out of place, aligned.
   const bool reduced = wham_test::reduced();
-  const int log_n = reduced ? 23 : GENERATE(23, 24, 25);
-  const std::int64_t batch = log_n == 23 && !reduced ? 3 : 1;
+  const int mid = reduced ? 8 : GENERATE(8, 9, 10);
+  const int log_n = S + mid;
+  const std::int64_t batch = mid == 8 && !reduced ? 3 : 1;
   const std::size_t n = std::size_t(1) << log_n;
   const std::size_t count = n * std::size_t(batch);
-  wham_test::device_buffer<float> d_in(count + 1), d_out(count + 1);
-  if (!wd::kronecker_middle_serves<float>(log_n, d_in.data(), d_out.data())) {
+  wham_test::device_buffer<T> d_in(count + 1), d_out(count + 1);
+  if (!wd::kronecker_middle_serves<T>(log_n, d_in.data(), d_out.data())) {
     WARN("skipped: the middle plan needs sm_90 and its shared memory");
     return;
   }
+  CHECK_FALSE(wd::kronecker_middle_serves<T>(S + wd::streamed_gathered_mid_min - 1, d_in.data(),
+                                             d_out.data()));
+  CHECK_FALSE(wd::kronecker_middle_serves<T>(S + wd::streamed_gathered_mid_max + 1, d_in.data(),
+                                             d_out.data()));
   CAPTURE(log_n, batch, wham_test::seed());
   auto gen = wham_test::rng(0x4D + log_n);
-  std::vector<float> host(count);
-  for (auto& v : host) v = random_value<float>(gen);
+  std::vector<T> host(count);
+  for (auto& v : host) v = random_value<T>(gen);
   const double scale = 1.0 / std::sqrt(double(n));
-  const auto ref = wham::reference::fwht_batched<double>(host.data(), log_n, batch, scale);
+  const auto ref = wham::reference::fwht_batched<double_of<T>>(host.data(), log_n, batch, scale);
   wd::kronecker_config cfg;
   cfg.middle = true;
   for (const int shift : {0, 1}) {
     for (const bool in_place : {false, true}) {
       if (reduced && (shift != 0 || in_place)) continue;
       CAPTURE(shift, in_place);
-      float* in = d_in.data() + shift;
-      float* out = in_place ? in : d_out.data() + shift;
+      T* in = d_in.data() + shift;
+      T* out = in_place ? in : d_out.data() + shift;
       // A buffer off 16-byte alignment takes the default plan (the bulk copies).
-      CHECK(wd::kronecker_middle_serves<float>(log_n, in, out) == (shift == 0));
+      CHECK(wd::kronecker_middle_serves<T>(log_n, in, out) == (shift == 0));
       d_in.poison();
       d_out.poison();
-      WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-      wd::launch_kronecker_config<float>(log_n, batch, wd::loaded_input<float, float>{in},
-                                         wd::stored_output<float, float>{out}, float(scale), 0, cfg);
+      WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(T), cudaMemcpyHostToDevice));
+      wd::launch_kronecker_config<T>(log_n, batch, wd::loaded_input<T, T>{in},
+                                     wd::stored_output<T, T>{out}, wd::real_t<T>(scale), 0, cfg);
       WHAM_TEST_CUDA(cudaGetLastError());
       WHAM_TEST_CUDA(cudaDeviceSynchronize());
-      std::vector<float> got(count);
-      WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost));
-      REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<float>());
+      std::vector<T> got(count);
+      WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, count * sizeof(T), cudaMemcpyDeviceToHost));
+      REQUIRE(worst_row_error(got, ref, n, batch) <= tolerance<T>());
     }
   }
 }

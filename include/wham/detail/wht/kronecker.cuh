@@ -16,8 +16,9 @@
 /// through distributed shared memory (strided_cluster_kernel); the plans take it
 /// only where it saves a pass (strided_cluster_log_k). A 10-bit stage of float rows
 /// streams its tiles instead (strided_streamed.cuh) where the device allows. Loaded
-/// float rows of 2^23..2^25 take the middle plan instead (kronecker_middle_serves):
-/// a gathered first pass, then the strided stage over the middle bits.
+/// rows of 2^23..2^25 floats (2^22..2^24 8-byte elements) take the middle plan instead
+/// (kronecker_middle_serves): a gathered first pass, then the strided stage over the
+/// middle bits.
 ///
 /// Precision: the intermediate between stages is stored in the output's element
 /// type, and the strided stages compute in it. With complex64 output from a
@@ -562,34 +563,42 @@ inline bool kronecker_serves(int log_n) {
   return log_n >= kronecker_min_log_n && log_n <= 30 && fused_max_log_n<V>() >= 10;
 }
 
+/// The middle plan for loaded rows of 2^n (float 23 <= n <= 25, double and
+/// complex<float> 22 <= n <= 24), two passes: the streamed schedule over gathered rows
+/// of 2^S (S = streamed_log_n_max: 15 for float, 14 for 8-byte elements), flat-index
+/// bits [0, 10) and [n - S + 10, n), runs of 2^10 elements (streamed_gathered_rows);
+/// then the strided stage over the middle bits [10, n - S + 10), whose tile rows lie
+/// 2^10 elements apart. The default plan (stage 0 over bits [0, S), then bits [S, n))
+/// strides its tile rows 2^S apart, where the float streamed 10-bit stage runs at 0.85 of
+/// a copy against 0.91 at 2^10 (strided_streamed.cuh) and the 8-byte one-block stage at
+/// 0.85-0.86 against 0.91 (2^14 against 2^12).
+/// H200, 2026-12-04, 1 GiB of rows, fraction of a cudaMemcpy, three rounds in one
+/// process, default plan -> middle plan: float n = 23 0.451-0.452 -> 0.468-0.470, 24
+/// 0.451-0.452 -> 0.467, 25 0.437-0.439 -> 0.452-0.453; double n = 22 0.449-0.451 ->
+/// 0.466-0.468, 23 0.417-0.420 -> 0.465-0.467, 24 0.424-0.425 -> 0.459-0.460;
+/// complex<float> n = 22 0.446 -> 0.464-0.466, 23 0.414 -> 0.464, 24 0.419-0.420 ->
+/// 0.454-0.456. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
+/// 0.90-0.92). With its shifts as kernel arguments, or with 64-bit offsets for
+/// complex<float>, the gathered kernel spilled and ran at 0.82-0.85. Float n = 26 would
+/// need an 11-bit middle stage, whose tile rows are 64 bytes (0.70-0.76): not built.
+/// launch_kronecker takes the plan wherever it serves.
+template <class V>
+inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) {
+  constexpr int S = streamed_log_n_max<V>;
+  if constexpr (S == 0) {
+    return false;
+  } else {
+    const int mid = log_n - S;
+    if (mid < streamed_gathered_mid_min || mid > streamed_gathered_mid_max) return false;
+    if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return false;
+    return streamed_serves<V>(S, in) && mid <= strided_max_bits();
+  }
+}
+
 /// Transforms `batch` rows of 2^log_n elements (kronecker_min_log_n <= log_n <= 30):
 /// input from the policy (loaded or generated; see fused.cuh for the policy
 /// interface), result times `scale` written through `output`, whose buffer
 /// (`output.out`) is also the workspace (no allocation).
-/// The middle plan for loaded float rows of 2^n, 23 <= n <= 25, two passes: the
-/// streamed schedule over gathered rows of 2^15 (flat-index bits [0, 10) and
-/// [n - 5, n): 32 runs of 4 KiB, streamed_gathered_rows), then the strided stage over
-/// the middle bits [10, n - 5), whose tile rows lie 2^10 elements apart. The default
-/// plan (stage 0 over bits [0, 15), then bits [15, n)) strides its tile rows 2^15
-/// apart, where the streamed 10-bit stage runs at 0.85 of a copy against 0.91 at 2^10
-/// (strided_streamed.cuh). H200, 2026-12-04, 1 GiB of rows, fraction of a cudaMemcpy,
-/// four rounds in one process, default plan -> middle plan: n = 23 0.455-0.456 ->
-/// 0.472-0.473; n = 24 0.454-0.455 -> 0.470-0.471; n = 25 0.441 -> 0.455-0.457. The
-/// gathered stage alone: 0.926 (n = 23), 0.922 (24), 0.903 (25), the contiguous
-/// streamed 2^15 0.904-0.905. Float n = 26 would need an 11-bit middle stage, whose
-/// tile rows are 64 bytes (0.70-0.76): not built.
-template <class V>
-inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) {
-  if constexpr (!std::is_same_v<V, float>) {
-    return false;
-  } else {
-    const int mid = log_n - streamed_log_n_max<V>;
-    if (log_n < streamed_gathered_log_n_min || log_n > streamed_gathered_log_n_max) return false;
-    if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return false;
-    return streamed_serves<V>(streamed_log_n_max<V>, in) && mid <= strided_max_bits();
-  }
-}
-
 template <class V, class Input, class Output>
 inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, Output output,
                                     real_t<V> scale, cudaStream_t stream,
@@ -615,18 +624,20 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
     const std::int64_t rows = std::min(rows_per_chunk, batch - r0);
     const std::int64_t offset = r0 * row;
     const std::int64_t total = rows * row;
-    if constexpr (std::is_same_v<V, float> && std::is_same_v<Input, loaded_input<V, V>> &&
+    if constexpr (streamed_log_n_max<V> > 0 && std::is_same_v<Input, loaded_input<V, V>> &&
                   std::is_same_v<Output, stored_output<V, V>>) {
       if (cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out)) {
         constexpr int lo_run = 10;  // streamed_gathered_rows::log_run
-        const int mid = log_n - 15;
+        const int mid = log_n - streamed_log_n_max<V>;
         V* const data = output.out + offset;
         launch_streamed_gathered<V>(log_n, input.in + offset, data, rows, real_t<V>(1), stream);
-        if (strided_streamed_serves<V>(mid, data)) {
-          launch_strided_streamed(data, total, lo_run, out_scale, stream);
-        } else {
-          launch_strided<V>(mid, data, total, lo_run, out_scale, stream);
+        if constexpr (std::is_same_v<V, float>) {
+          if (strided_streamed_serves<V>(mid, data)) {
+            launch_strided_streamed(data, total, lo_run, out_scale, stream);
+            continue;
+          }
         }
+        launch_strided<V>(mid, data, total, lo_run, out_scale, stream);
         continue;
       }
     }

@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <string>
 
 namespace wham::detail::wht {
 
@@ -207,7 +208,7 @@ struct streamed_gathered_rows {
   static constexpr int log_run = 10;
   static constexpr int high_shift = LogRow - (LogN - log_run);
   static constexpr int mid_bits = high_shift - log_run;
-  static_assert(mid_bits >= 1, "rows longer than the streamed row");
+  static_assert(mid_bits >= 1 && LogRow <= 31, "rows longer than the streamed row, offsets in 32 bits");
   static constexpr unsigned piece_bytes = (1u << log_run) * sizeof(V);
   __device__ __forceinline__ std::int64_t piece_stride() const {
     return (std::int64_t(1) << high_shift) * std::int64_t(sizeof(V));
@@ -217,8 +218,9 @@ struct streamed_gathered_rows {
     const std::int64_t mid = row & ((std::int64_t(1) << mid_bits) - 1);
     return (sample << LogRow) | (mid << log_run);
   }
-  __device__ __forceinline__ std::int64_t offset(unsigned x) const {
-    return std::int64_t(x & ((1u << log_run) - 1u)) | (std::int64_t(x >> log_run) << high_shift);
+  /// 32 bits: below 2^LogRow (64-bit offsets made complex<float> rows spill).
+  __device__ __forceinline__ unsigned offset(unsigned x) const {
+    return (x & ((1u << log_run) - 1u)) | ((x >> log_run) << high_shift);
   }
 };
 
@@ -396,36 +398,40 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
   }
 }
 
-/// FWHT rows of 2^log_n the gathered layout is built for (kronecker_middle_serves).
-inline constexpr int streamed_gathered_log_n_min = 23;
-inline constexpr int streamed_gathered_log_n_max = 25;
+/// Middle bits the gathered layout is built for (kronecker_middle_serves): FWHT rows of
+/// 2^(streamed_log_n_max + 8) to 2^(streamed_log_n_max + 10) elements (float 2^23 to
+/// 2^25, double and complex<float> 2^22 to 2^24).
+inline constexpr int streamed_gathered_mid_min = 8;
+inline constexpr int streamed_gathered_mid_max = 10;
 
 /// The streamed schedule over the gathered rows (streamed_gathered_rows) of `batch` FWHT
-/// rows of 2^log_n elements of V, from `in` to `out` (streamed_serves<V>(15, in) must
-/// hold; log_n within the built range).
+/// rows of 2^log_n elements of V, from `in` to `out` (streamed_serves<V>(
+/// streamed_log_n_max<V>, in) must hold; log_n - streamed_log_n_max<V> within the
+/// built middle bits).
 template <class V>
 inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_t batch,
                                      real_t<V> scale, cudaStream_t stream) {
-  constexpr int LogN = 15;
+  constexpr int LogN = streamed_log_n_max<V>;
   bool built = false;
-  const auto one = [&](auto size) {
-    constexpr int R = decltype(size)::value;
-    if constexpr (streamed_log_n_max<V> >= LogN) {
-      if (log_n == R) {
-        using rows_t = streamed_gathered_rows<V, LogN, R>;
-        launch_streamed_n<V, LogN>(in, out, batch << rows_t::mid_bits, scale, stream, rows_t{});
+  const auto one = [&](auto mid) {
+    constexpr int M = decltype(mid)::value;
+    if constexpr (LogN > 0) {
+      if (log_n == LogN + M) {
+        using rows_t = streamed_gathered_rows<V, LogN, LogN + M>;
+        launch_streamed_n<V, LogN>(in, out, batch << M, scale, stream, rows_t{});
         built = true;
       }
     }
   };
-  static_assert(streamed_gathered_log_n_min == 23 && streamed_gathered_log_n_max == 25, "the list below");
-  one(std::integral_constant<int, 23>{});
-  one(std::integral_constant<int, 24>{});
-  one(std::integral_constant<int, 25>{});
+  static_assert(streamed_gathered_mid_min == 8 && streamed_gathered_mid_max == 10, "the list below");
+  one(std::integral_constant<int, 8>{});
+  one(std::integral_constant<int, 9>{});
+  one(std::integral_constant<int, 10>{});
   if (!built) {
     throw_invalid_argument("fwht (gathered streamed stage)", "log_n", log_n,
-                           std::to_string(streamed_gathered_log_n_min) + ".." +
-                               std::to_string(streamed_gathered_log_n_max) + " for float rows");
+                           LogN > 0 ? std::to_string(LogN + streamed_gathered_mid_min) + ".." +
+                                          std::to_string(LogN + streamed_gathered_mid_max)
+                                    : std::string("none for this element type"));
   }
 }
 
