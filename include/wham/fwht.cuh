@@ -27,8 +27,8 @@
 ///                high bits, in place in `out` (no workspace);
 ///                on compute capability 9.0+ a group of up to 13 bits as clusters of
 ///                blocks where that saves a pass (float log_n = 27, 28; double and
-///                complex<float> 26, 27); float rows of 2^23 to 2^25, double and
-///                complex<float> rows of 2^22 to 2^24 (16-byte aligned `in` and
+///                complex<float> 26, 27); float rows of 2^22 to 2^25, double and
+///                complex<float> rows of 2^21 to 2^24 (16-byte aligned `in` and
 ///                `out`, compute capability 9.0+) in two passes: bits 0-9 with the
 ///                top 5 (4), streamed, then the bits between;
 ///   - baseline:  one global-memory pass per butterfly stage (for comparison).

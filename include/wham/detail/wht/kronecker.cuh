@@ -16,7 +16,7 @@
 /// through distributed shared memory (strided_cluster_kernel); the plans take it
 /// only where it saves a pass (strided_cluster_log_k). A 10-bit stage of float rows
 /// streams its tiles instead (strided_streamed.cuh) where the device allows. Loaded
-/// rows of 2^23..2^25 floats (2^22..2^24 8-byte elements) take the middle plan instead
+/// rows of 2^22..2^25 floats (2^21..2^24 8-byte elements) take the middle plan instead
 /// (kronecker_middle_serves): a gathered first pass, then the strided stage over the
 /// middle bits.
 ///
@@ -563,8 +563,8 @@ inline bool kronecker_serves(int log_n) {
   return log_n >= kronecker_min_log_n && log_n <= 30 && fused_max_log_n<V>() >= 10;
 }
 
-/// The middle plan for loaded rows of 2^n (float 23 <= n <= 25, double and
-/// complex<float> 22 <= n <= 24), two passes: the streamed schedule over gathered rows
+/// The middle plan for loaded rows of 2^n (float 22 <= n <= 25, double and
+/// complex<float> 21 <= n <= 24), two passes: the streamed schedule over gathered rows
 /// of 2^S (S = streamed_log_n_max: 15 for float, 14 for 8-byte elements), flat-index
 /// bits [0, 10) and [n - S + 10, n), runs of 2^10 elements (streamed_gathered_rows);
 /// then the strided stage over the middle bits [10, n - S + 10), whose tile rows lie
@@ -577,7 +577,9 @@ inline bool kronecker_serves(int log_n) {
 /// 0.451-0.452 -> 0.467, 25 0.437-0.439 -> 0.452-0.453; double n = 22 0.449-0.451 ->
 /// 0.466-0.468, 23 0.417-0.420 -> 0.465-0.467, 24 0.424-0.425 -> 0.459-0.460;
 /// complex<float> n = 22 0.446 -> 0.464-0.466, 23 0.414 -> 0.464, 24 0.419-0.420 ->
-/// 0.454-0.456. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
+/// 0.454-0.456; with 7 middle bits (a later probe, same measure): float n = 22
+/// 0.459-0.461 -> 0.471-0.472, double n = 21 0.457 -> 0.472-0.474, complex<float> n = 21
+/// 0.455 -> 0.475-0.476. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
 /// 0.90-0.92). With its shifts as kernel arguments, or with 64-bit offsets for
 /// complex<float>, the gathered kernel spilled and ran at 0.82-0.85. Float n = 26 would
 /// need an 11-bit middle stage, whose tile rows are 64 bytes (0.70-0.76): not built.

@@ -399,9 +399,9 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
 }
 
 /// Middle bits the gathered layout is built for (kronecker_middle_serves): FWHT rows of
-/// 2^(streamed_log_n_max + 8) to 2^(streamed_log_n_max + 10) elements (float 2^23 to
-/// 2^25, double and complex<float> 2^22 to 2^24).
-inline constexpr int streamed_gathered_mid_min = 8;
+/// 2^(streamed_log_n_max + 7) to 2^(streamed_log_n_max + 10) elements (float 2^22 to
+/// 2^25, double and complex<float> 2^21 to 2^24).
+inline constexpr int streamed_gathered_mid_min = 7;
 inline constexpr int streamed_gathered_mid_max = 10;
 
 /// The streamed schedule over the gathered rows (streamed_gathered_rows) of `batch` FWHT
@@ -423,7 +423,8 @@ inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_
       }
     }
   };
-  static_assert(streamed_gathered_mid_min == 8 && streamed_gathered_mid_max == 10, "the list below");
+  static_assert(streamed_gathered_mid_min == 7 && streamed_gathered_mid_max == 10, "the list below");
+  one(std::integral_constant<int, 7>{});
   one(std::integral_constant<int, 8>{});
   one(std::integral_constant<int, 9>{});
   one(std::integral_constant<int, 10>{});
