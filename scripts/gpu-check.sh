@@ -15,7 +15,9 @@
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
 #   WHAM_BENCHES (names of the benchmark binaries to run; default: all),
 #   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1,
-#   WHAM_SANITIZE_FILTER (Catch2 test spec), WHAM_SANITIZE_BINARIES (names of the
+#   WHAM_SANITIZE_FILTER (one Catch2 test spec; commas separate alternatives; a binary
+#   where it matches no test case fails the run, so name the binaries that hold it in
+#   WHAM_SANITIZE_BINARIES), WHAM_SANITIZE_BINARIES (names of the
 #   test binaries to sanitize; default: all). A long run can be split over two calls:
 #   WHAM_SKIP_BENCH=1 first, then WHAM_SKIP_TESTS=1 WHAM_SKIP_SANITIZER=1.
 set -uo pipefail
@@ -76,10 +78,15 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
       extra=""
       [ $tool = synccheck ] && extra="--num-cuda-barriers 64"
       WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool $tool $extra --error-exitcode 99 \
-        "$t" ${WHAM_SANITIZE_FILTER:-} > "$logs/sanitizer_${tool}_${name}.txt" 2>&1
+        "$t" ${WHAM_SANITIZE_FILTER:+"$WHAM_SANITIZE_FILTER"} > "$logs/sanitizer_${tool}_${name}.txt" 2>&1
       rc=$?
       summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer_${tool}_${name}.txt" | tail -n1)
       if [ $rc -ne 0 ]; then status=1; verdict="FAIL (rc $rc)"; else verdict="clean"; fi
+      # A filter that matches no test case (Catch2 splits specs at commas) checks nothing.
+      if grep -q "No tests ran" "$logs/sanitizer_${tool}_${name}.txt"; then
+        status=1
+        verdict="FAIL (no test case matched)"
+      fi
       san_rows+="| $name | $tool | $verdict | ${summary:-} |"$'\n'
     done
   done
