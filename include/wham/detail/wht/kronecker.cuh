@@ -597,6 +597,24 @@ inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) 
   }
 }
 
+/// One strided stage over row bits [bit, bit + bits) of `total` elements at `data`, in
+/// place, scaled: as clusters where the limits say so, streamed where that serves
+/// (float, 10 bits), else one block a tile.
+template <class T>
+inline void launch_strided_stage(int bits, T* data, std::int64_t total, int bit, real_t<T> scale,
+                                 const strided_limits& lim, cudaStream_t stream) {
+  if (strided_stage_clustered(bits, lim)) {
+    return launch_strided_cluster<T, strided_cluster_part_bits>(bits, data, total, bit, scale,
+                                                                stream);
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (strided_streamed_serves<T>(bits, data)) {
+      return launch_strided_streamed(data, total, bit, scale, stream);
+    }
+  }
+  launch_strided<T>(bits, data, total, bit, scale, stream);
+}
+
 /// Transforms `batch` rows of 2^log_n elements (kronecker_min_log_n <= log_n <= 30):
 /// input from the policy (loaded or generated; see fused.cuh for the policy
 /// interface), result times `scale` written through `output`, whose buffer
@@ -620,26 +638,28 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
   std::int64_t rows_per_chunk = batch;
   if (budget > 0 && row_bytes <= budget) rows_per_chunk = std::max<std::int64_t>(1, budget / row_bytes);
 
+  // The middle plan: loaded rows of an element type with a streamed schedule.
+  constexpr bool middle_built = streamed_log_n_max<V> > 0 &&
+                                std::is_same_v<Input, loaded_input<V, V>> &&
+                                std::is_same_v<Output, stored_output<V, V>>;
+  bool middle = false;
+  if constexpr (middle_built) {
+    middle = cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out);
+  }
+
   using RO = real_t<Out>;
   const RO out_scale = static_cast<RO>(scale);
   for (std::int64_t r0 = 0; r0 < batch; r0 += rows_per_chunk) {
     const std::int64_t rows = std::min(rows_per_chunk, batch - r0);
     const std::int64_t offset = r0 * row;
     const std::int64_t total = rows * row;
-    if constexpr (streamed_log_n_max<V> > 0 && std::is_same_v<Input, loaded_input<V, V>> &&
-                  std::is_same_v<Output, stored_output<V, V>>) {
-      if (cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out)) {
+    if constexpr (middle_built) {
+      if (middle) {
         constexpr int lo_run = 10;  // streamed_gathered_rows::log_run
-        const int mid = log_n - streamed_log_n_max<V>;
         V* const data = output.out + offset;
         launch_streamed_gathered<V>(log_n, input.in + offset, data, rows, real_t<V>(1), stream);
-        if constexpr (std::is_same_v<V, float>) {
-          if (strided_streamed_serves<V>(mid, data)) {
-            launch_strided_streamed(data, total, lo_run, out_scale, stream);
-            continue;
-          }
-        }
-        launch_strided<V>(mid, data, total, lo_run, out_scale, stream);
+        launch_strided_stage<V>(log_n - streamed_log_n_max<V>, data, total, lo_run, out_scale, lim,
+                                stream);
         continue;
       }
     }
@@ -648,17 +668,8 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                                offset_output<Output>{output, offset}, stream);
     for (int k = 1; k < plan.num_stages; ++k) {
       const RO s = k + 1 == plan.num_stages ? out_scale : RO(1);
-      const int bits = plan.stages[k].bits;
-      if (strided_stage_clustered(bits, lim)) {
-        launch_strided_cluster<Out, strided_cluster_part_bits>(bits, output.out + offset, total,
-                                                               plan.stages[k].bit, s, stream);
-      } else if (strided_streamed_serves<Out>(bits, output.out + offset)) {
-        if constexpr (std::is_same_v<Out, float>) {
-          launch_strided_streamed(output.out + offset, total, plan.stages[k].bit, s, stream);
-        }
-      } else {
-        launch_strided<Out>(bits, output.out + offset, total, plan.stages[k].bit, s, stream);
-      }
+      launch_strided_stage<Out>(plan.stages[k].bits, output.out + offset, total, plan.stages[k].bit,
+                                s, lim, stream);
     }
   }
 }

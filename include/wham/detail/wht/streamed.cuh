@@ -414,8 +414,8 @@ inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_
   constexpr int LogN = streamed_log_n_max<V>;
   bool built = false;
   const auto one = [&](auto mid) {
-    constexpr int M = decltype(mid)::value;
     if constexpr (LogN > 0) {
+      constexpr int M = decltype(mid)::value;
       if (log_n == LogN + M) {
         using rows_t = streamed_gathered_rows<V, LogN, LogN + M>;
         launch_streamed_n<V, LogN>(in, out, batch << M, scale, stream, rows_t{});
