@@ -564,8 +564,9 @@ inline bool kronecker_serves(int log_n) {
 }
 
 /// The middle plan for loaded rows of 2^n (float 22 <= n <= 25, double and
-/// complex<float> 21 <= n <= 24), two passes: the streamed schedule over gathered rows
-/// of 2^S (S = streamed_log_n_max: 15 for float, 14 for 8-byte elements), flat-index
+/// complex<float> 21 <= n <= 24, complex<double> 20 <= n <= 23), two passes: the streamed
+/// schedule over gathered rows of 2^S (S = streamed_log_n_max: 15 for float, 14 for
+/// 8-byte elements, 13 for complex<double>), flat-index
 /// bits [0, 10) and [n - S + 10, n), runs of 2^10 elements (streamed_gathered_rows);
 /// then the strided stage over the middle bits [10, n - S + 10), whose tile rows lie
 /// 2^10 elements apart. The default plan (stage 0 over bits [0, S), then bits [S, n))
@@ -579,7 +580,9 @@ inline bool kronecker_serves(int log_n) {
 /// complex<float> n = 22 0.446 -> 0.464-0.466, 23 0.414 -> 0.464, 24 0.419-0.420 ->
 /// 0.454-0.456; with 7 middle bits (a later probe, same measure): float n = 22
 /// 0.459-0.461 -> 0.471-0.472, double n = 21 0.457 -> 0.472-0.474, complex<float> n = 21
-/// 0.455 -> 0.475-0.476. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
+/// 0.455 -> 0.475-0.476; complex<double> (same measure, 2026-12-04, after its streamed
+/// rows of 2^13) n = 20 0.465-0.467 -> 0.472-0.474, 21 0.453 -> 0.472-0.473, 22 0.444 ->
+/// 0.466-0.467, 23 0.409-0.411 -> 0.454-0.455, bitwise equal. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
 /// 0.90-0.92). With its shifts as kernel arguments, or with 64-bit offsets for
 /// complex<float>, the gathered kernel spilled and ran at 0.82-0.85. Float n = 26 would
 /// need an 11-bit middle stage, whose tile rows are 64 bytes (0.70-0.76): not built.

@@ -11,7 +11,8 @@
 /// copy of the same bytes, streamed 0.85 at 512 threads, 0.89 at 1024 (streamed_shape::
 /// threads; streamed_log_n_max has the other sizes).
 /// Float rows of 2^13 (32 KiB) run three such blocks an SM (streamed_shape::blocks_per_sm);
-/// double and complex<float> rows of 2^13 (64 KiB) one.
+/// double and complex<float> rows of 2^13 (64 KiB) one, complex<double> rows of 2^13
+/// (128 KiB, 256 threads) one.
 ///
 /// Layout of a block's shared memory: X, the row being transformed (2^LogN elements,
 /// one pad element after every 2^LogE, so that every access of the schedule is
@@ -298,20 +299,24 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 }
 
 /// log2 of the rows the streamed schedule takes for V: those of 128 KiB and 64 KiB,
-/// and float rows of 32 KiB (0: none). H200, 2026-12-03, fraction of a copy
-/// (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64 rows / 3 rows: float
-/// 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14 0.77 -> 0.90 / 0.67 ->
-/// 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46;
+/// and float rows of 32 KiB (complex<double>: 2^13 only, 128 KiB). H200, 2026-12-03,
+/// fraction of a copy (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64
+/// rows / 3 rows: float 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14
+/// 0.77 -> 0.90 / 0.67 -> 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46;
 /// complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
 /// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
 /// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
 /// SM, 130 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
 /// 0.88 -> 0.91 / 0.75 -> 0.79; complex<float> 0.88 -> 0.90 / 0.67 -> 0.75.
 /// Float rows of 2^15 run 1024 threads since (streamed_shape::threads has the figures).
-/// complex<double> rows of 2^13 would take 16 elements a thread at 512 threads (the
-/// exchanges need 32) or 128 registers of data at 256: not built.
+/// complex<double> rows of 2^13 (128 KiB): one block of 256 threads of 32 elements an SM,
+/// 255 registers (128 of data), no spills; H200, 2026-12-04, three runs, fraction of a
+/// cudaMemcpy, the one-block fused kernel -> streamed, bitwise equal: 1 GiB 0.72 -> 0.915,
+/// 64 rows 0.55-0.57 -> 0.67-0.69. (512 threads of 16 would leave the exchanges' bank
+/// analysis, which needs 32 a thread.)
 template <class V>
-inline constexpr int streamed_log_n_max = sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : 0;
+inline constexpr int streamed_log_n_max =
+    sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : sizeof(V) == 16 ? 13 : 0;
 template <class V>
 inline constexpr int streamed_log_n_min = streamed_log_n_max<V> > 0 ? 13 : 0;
 
@@ -394,13 +399,13 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
   });
   if (!built) {
     throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
-                           "13..15 for float rows, 13..14 for 8-byte elements");
+                           "13..15 for float rows, 13..14 for 8-byte elements, 13 for complex<double>");
   }
 }
 
 /// Middle bits the gathered layout is built for (kronecker_middle_serves): FWHT rows of
 /// 2^(streamed_log_n_max + 7) to 2^(streamed_log_n_max + 10) elements (float 2^22 to
-/// 2^25, double and complex<float> 2^21 to 2^24).
+/// 2^25, double and complex<float> 2^21 to 2^24, complex<double> 2^20 to 2^23).
 inline constexpr int streamed_gathered_mid_min = 7;
 inline constexpr int streamed_gathered_mid_max = 10;
 
