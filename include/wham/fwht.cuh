@@ -14,23 +14,24 @@
 ///   - fused:     a whole row on chip in one block, one read and one write
 ///                (H200: log_n <= 15 float, 14 double / complex<float>, 13 complex<double>);
 ///                float rows of 2^13 to 2^15, double and complex<float> rows of 2^13
-///                and 2^14, from a 16-byte aligned `in`, stream through persistent
+///                and 2^14, complex<double> rows of 2^13, from a 16-byte aligned `in`,
+///                stream through persistent
 ///                blocks (one an SM; three for float 2^13) that bulk-copy their next
 ///                row while they transform the current one (compute capability 9.0+);
 ///                rows shorter than 16 bytes (float log_n <= 1, double and
 ///                complex<float> log_n = 0) between 16-byte aligned buffers go
 ///                16-byte vectors at a time, several rows to a vector;
 ///   - kronecker: rows too long for one block (11 <= log_n <= 30): the fused
-///                kernel over the low bits (streamed, as above, where they are 13
-///                to 15 bits: float log_n >= 22, double and complex<float> 24 to
-///                27), then one coalesced column-tiled pass per group of up to 11
+///                kernel over the low bits (streamed, as above, where the row allows),
+///                then one coalesced column-tiled pass per group of up to 11
 ///                high bits, in place in `out` (no workspace);
 ///                on compute capability 9.0+ a group of up to 13 bits as clusters of
-///                blocks where that saves a pass (float log_n = 27, 28; double and
-///                complex<float> 26, 27); float rows of 2^22 to 2^25, double and
-///                complex<float> rows of 2^21 to 2^24 (16-byte aligned `in` and
-///                `out`, compute capability 9.0+) in two passes: bits 0-9 with the
-///                top 5 (4), streamed, then the bits between;
+///                blocks where that saves a pass; and there, from 16-byte aligned
+///                `in` and `out`, float rows of 2^22 to 2^28, double and
+///                complex<float> rows of 2^21 to 2^27, complex<double> rows of 2^20
+///                to 2^26 in two passes: bits 0-9 with the top 5 (float), 4 (8-byte)
+///                or 3 (complex<double>), streamed, then the 7 to 13 bits between
+///                (clusters beyond 11);
 ///   - baseline:  one global-memory pass per butterfly stage (for comparison).
 ///
 /// \code

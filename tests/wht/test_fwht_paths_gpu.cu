@@ -323,10 +323,14 @@ TEMPLATE_TEST_CASE("fwht: the middle plan: a gathered streamed pass then the mid
   using T = TestType;
   namespace wd = wham::detail::wht;
   constexpr int S = wd::streamed_log_n_max<T>;  // 15 float, 14 8-byte, 13 complex<double>
+  // Middle bits 7-10: one-block stages of 128-byte tile rows; 11: one block, 64-byte
+  // rows; 12, 13: clusters of 8 and 16 blocks. Rows up to 2^26 elements (the dense host
+  // reference); float n = 28 (13 middle bits) is among the spot checks above.
   // Reduced (under compute-sanitizer): one row with 7 middle bits, out of place, aligned.
   const bool reduced = wham_test::reduced();
-  const int mid = reduced ? 7 : GENERATE(7, 8, 9, 10);
+  const int mid = reduced ? 7 : GENERATE(7, 8, 9, 10, 11, 12, 13);
   const int log_n = S + mid;
+  if (log_n > 26) return;
   const std::int64_t batch = mid == 7 && !reduced ? 3 : 1;
   const std::size_t n = std::size_t(1) << log_n;
   const std::size_t count = n * std::size_t(batch);
@@ -339,6 +343,12 @@ TEMPLATE_TEST_CASE("fwht: the middle plan: a gathered streamed pass then the mid
                                              d_out.data()));
   CHECK_FALSE(wd::kronecker_middle_serves<T>(S + wd::streamed_gathered_mid_max + 1, d_in.data(),
                                              d_out.data()));
+  // Beyond one block's tile the middle stage needs clusters; a config without them
+  // leaves those rows to the default plan.
+  wd::kronecker_config no_clusters;
+  no_clusters.clusters = -1;
+  CHECK(wd::kronecker_middle_serves<T>(S + 12, d_in.data(), d_out.data(), no_clusters) ==
+        (wd::strided_max_bits() >= 12));
   CAPTURE(log_n, batch, wham_test::seed());
   auto gen = wham_test::rng(0x4D + log_n);
   std::vector<T> host(count);

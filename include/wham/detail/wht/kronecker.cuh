@@ -16,9 +16,9 @@
 /// through distributed shared memory (strided_cluster_kernel); the plans take it
 /// only where it saves a pass (strided_cluster_log_k). A 10-bit stage of float rows
 /// streams its tiles instead (strided_streamed.cuh) where the device allows. Loaded
-/// rows of 2^22..2^25 floats (2^21..2^24 8-byte elements) take the middle plan instead
-/// (kronecker_middle_serves): a gathered first pass, then the strided stage over the
-/// middle bits.
+/// rows of 2^22..2^28 floats (2^21..2^27 8-byte elements, 2^20..2^26 complex<double>)
+/// take the middle plan instead (kronecker_middle_serves): a gathered first pass, then
+/// the strided stage over the middle bits.
 ///
 /// Precision: the intermediate between stages is stored in the output's element
 /// type, and the strided stages compute in it. With complex64 output from a
@@ -563,16 +563,18 @@ inline bool kronecker_serves(int log_n) {
   return log_n >= kronecker_min_log_n && log_n <= 30 && fused_max_log_n<V>() >= 10;
 }
 
-/// The middle plan for loaded rows of 2^n (float 22 <= n <= 25, double and
-/// complex<float> 21 <= n <= 24, complex<double> 20 <= n <= 23), two passes: the streamed
+/// The middle plan for loaded rows of 2^n (float 22 <= n <= 28, double and
+/// complex<float> 21 <= n <= 27, complex<double> 20 <= n <= 26), two passes: the streamed
 /// schedule over gathered rows of 2^S (S = streamed_log_n_max: 15 for float, 14 for
-/// 8-byte elements, 13 for complex<double>), flat-index
-/// bits [0, 10) and [n - S + 10, n), runs of 2^10 elements (streamed_gathered_rows);
-/// then the strided stage over the middle bits [10, n - S + 10), whose tile rows lie
-/// 2^10 elements apart. The default plan (stage 0 over bits [0, S), then bits [S, n))
-/// strides its tile rows 2^S apart, where the float streamed 10-bit stage runs at 0.85 of
-/// a copy against 0.91 at 2^10 (strided_streamed.cuh) and the 8-byte one-block stage at
-/// 0.85-0.86 against 0.91 (2^14 against 2^12).
+/// 8-byte elements, 13 for complex<double>), flat-index bits [0, 10) and
+/// [n - S + 10, n), runs of 2^10 elements (streamed_gathered_rows); then the strided
+/// stage over the middle bits [10, n - S + 10), whose tile rows lie 2^10 elements apart:
+/// one block a tile up to 11 middle bits (64-byte tile rows at 11), clusters of 8 or 16
+/// blocks of 2^9 rows x 128 bytes at 12 and 13 (launch_strided_stage). The default plan
+/// (stage 0 over bits [0, S), then bits [S, n)) strides its tile rows 2^S apart, where the
+/// float streamed 10-bit stage runs at 0.85 of a copy against 0.91 at 2^10
+/// (strided_streamed.cuh) and the 8-byte one-block stage at 0.85-0.86 against 0.91 (2^14
+/// against 2^12); beyond 10 middle bits it takes a narrower stage 0 or a third pass.
 /// H200, 2026-12-04, 1 GiB of rows, fraction of a cudaMemcpy, three rounds in one
 /// process, default plan -> middle plan: float n = 23 0.451-0.452 -> 0.468-0.470, 24
 /// 0.451-0.452 -> 0.467, 25 0.437-0.439 -> 0.452-0.453; double n = 22 0.449-0.451 ->
@@ -580,15 +582,25 @@ inline bool kronecker_serves(int log_n) {
 /// complex<float> n = 22 0.446 -> 0.464-0.466, 23 0.414 -> 0.464, 24 0.419-0.420 ->
 /// 0.454-0.456; with 7 middle bits (a later probe, same measure): float n = 22
 /// 0.459-0.461 -> 0.471-0.472, double n = 21 0.457 -> 0.472-0.474, complex<float> n = 21
-/// 0.455 -> 0.475-0.476; complex<double> (same measure, 2026-12-04, after its streamed
-/// rows of 2^13) n = 20 0.465-0.467 -> 0.472-0.474, 21 0.453 -> 0.472-0.473, 22 0.444 ->
-/// 0.466-0.467, 23 0.409-0.411 -> 0.454-0.455, bitwise equal. The gathered stage alone: 0.89-0.92 (the contiguous streamed rows:
-/// 0.90-0.92). With its shifts as kernel arguments, or with 64-bit offsets for
-/// complex<float>, the gathered kernel spilled and ran at 0.82-0.85. Float n = 26 would
-/// need an 11-bit middle stage, whose tile rows are 64 bytes (0.70-0.76): not built.
-/// launch_kronecker takes the plan wherever it serves.
+/// 0.455 -> 0.475-0.476; complex<double> (after its streamed rows of 2^13) n = 20
+/// 0.465-0.467 -> 0.472-0.474, 21 0.453 -> 0.472-0.473, 22 0.444 -> 0.466-0.467, 23
+/// 0.409-0.411 -> 0.454-0.455, bitwise equal. 11-13 middle bits (a later probe, two rounds,
+/// the library's plan in brackets; one block / clusters of 2^9-row / of 2^10-row blocks):
+/// float n = 26 (15+11) 0.406-0.408 / 0.410-0.412 / 0.346 (0.399), n = 27 - / 0.394 /
+/// 0.327 (0.356, 14+13), n = 28 - / 0.364-0.365 / 0.313 (0.346, 15+13); double n = 25
+/// 0.425-0.426 / 0.389-0.390 / 0.322-0.324 (0.411, 14+11), n = 26 - / 0.370-0.371 / 0.294
+/// (0.332, 13+13), n = 27 - / 0.333-0.336 / 0.291 (0.333, 14+13); complex<double> n = 24
+/// 0.422 / 0.404-0.406 / 0.292 (0.412, 13+11), n = 25 - / 0.391-0.393 / 0.274 (0.313,
+/// 12+7+6), n = 26 - / 0.322-0.323 / 0.260 (0.313, 12+7+7). The same clustered stages
+/// after the contiguous stage 0 (rows 2^S apart) ran 0.01-0.03 lower.
+/// The gathered stage alone: 0.89-0.92 (the contiguous streamed rows: 0.90-0.92). With
+/// its shifts as kernel arguments, or with 64-bit offsets for complex<float>, the
+/// gathered kernel spilled and ran at 0.82-0.85.
+/// launch_kronecker takes the plan wherever it serves (under cfg's limits on the
+/// strided stage: without clusters, at most 11 middle bits).
 template <class V>
-inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) {
+inline bool kronecker_middle_serves(int log_n, const void* in, const void* out,
+                                    const kronecker_config& cfg = {}) {
   constexpr int S = streamed_log_n_max<V>;
   if constexpr (S == 0) {
     return false;
@@ -596,7 +608,10 @@ inline bool kronecker_middle_serves(int log_n, const void* in, const void* out) 
     const int mid = log_n - S;
     if (mid < streamed_gathered_mid_min || mid > streamed_gathered_mid_max) return false;
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return false;
-    return streamed_serves<V>(S, in) && mid <= strided_max_bits();
+    if (!streamed_serves<V>(S, in)) return false;
+    // The middle stage: one block a tile, or clusters (launch_strided_stage) under cfg.
+    const strided_limits lim = strided_stage_limits<V>(cfg);
+    return mid <= std::max(lim.single_max, lim.cluster_max);
   }
 }
 
@@ -647,7 +662,7 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                                 std::is_same_v<Output, stored_output<V, V>>;
   bool middle = false;
   if constexpr (middle_built) {
-    middle = cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out);
+    middle = cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out, cfg);
   }
 
   using RO = real_t<Out>;

@@ -404,10 +404,10 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
 }
 
 /// Middle bits the gathered layout is built for (kronecker_middle_serves): FWHT rows of
-/// 2^(streamed_log_n_max + 7) to 2^(streamed_log_n_max + 10) elements (float 2^22 to
-/// 2^25, double and complex<float> 2^21 to 2^24, complex<double> 2^20 to 2^23).
+/// 2^(streamed_log_n_max + 7) to 2^(streamed_log_n_max + 13) elements (float 2^22 to
+/// 2^28, double and complex<float> 2^21 to 2^27, complex<double> 2^20 to 2^26).
 inline constexpr int streamed_gathered_mid_min = 7;
-inline constexpr int streamed_gathered_mid_max = 10;
+inline constexpr int streamed_gathered_mid_max = 13;
 
 /// The streamed schedule over the gathered rows (streamed_gathered_rows) of `batch` FWHT
 /// rows of 2^log_n elements of V, from `in` to `out` (streamed_serves<V>(
@@ -428,11 +428,14 @@ inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_
       }
     }
   };
-  static_assert(streamed_gathered_mid_min == 7 && streamed_gathered_mid_max == 10, "the list below");
+  static_assert(streamed_gathered_mid_min == 7 && streamed_gathered_mid_max == 13, "the list below");
   one(std::integral_constant<int, 7>{});
   one(std::integral_constant<int, 8>{});
   one(std::integral_constant<int, 9>{});
   one(std::integral_constant<int, 10>{});
+  one(std::integral_constant<int, 11>{});
+  one(std::integral_constant<int, 12>{});
+  one(std::integral_constant<int, 13>{});
   if (!built) {
     throw_invalid_argument("fwht (gathered streamed stage)", "log_n", log_n,
                            LogN > 0 ? std::to_string(LogN + streamed_gathered_mid_min) + ".." +
