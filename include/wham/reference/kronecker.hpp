@@ -102,6 +102,26 @@ WHAM_KRON_HD unsigned round_row(int b, int g_bits, unsigned o, unsigned g) {
   return (o & low_mask) | (g << b) | ((o >> b) << (b + g_bits));
 }
 
+/// The middle plan's gathered rows (wham/detail/wht/kronecker.cuh, kronecker_middle_serves):
+/// for rows of 2^log_row elements, a gathered row of 2^log_n elements takes flat-index
+/// bits [0, log_run) and the top log_n - log_run bits [log_row - log_n + log_run,
+/// log_row); gathered row `row` enumerates the sample (row >> mid) and the middle bits
+/// (the low mid = log_row - log_n bits of row), which a strided stage over bits
+/// [log_run, log_run + mid) takes afterwards. Requires 1 <= log_run < log_n < log_row.
+/// Flat index of element 0 of gathered row `row`:
+WHAM_KRON_HD std::int64_t gathered_base(int log_row, int log_n, int log_run, std::int64_t row) {
+  const int mid = log_row - log_n;
+  const std::int64_t sample = row >> mid;
+  const std::int64_t middle = row & ((std::int64_t(1) << mid) - 1);
+  return (sample << log_row) | (middle << log_run);
+}
+/// and the offset of its element x from there (below 2^log_row: 32 bits for rows of up
+/// to 2^31 elements; 64-bit offsets made the device's complex<float> rows spill).
+WHAM_KRON_HD unsigned gathered_offset(int log_row, int log_n, int log_run, unsigned x) {
+  const int high_shift = log_row - (log_n - log_run);
+  return (x & ((1u << log_run) - 1u)) | ((x >> log_run) << high_shift);
+}
+
 /// Host simulation of one strided stage with the device's exact index mapping
 /// (tiles, threads, rounds), unnormalised, in place on `data` (total elements).
 template <class T>
@@ -150,6 +170,41 @@ void simulate_strided_stage(T* data, std::int64_t total, int bit, int log_h, int
     for (std::int64_t h = 0; h < (std::int64_t(1) << log_h); ++h)
       for (int c = 0; c < C; ++c) data[base + h * stride + c] = tile[h * C + c];
   }
+}
+
+/// Host simulation of the middle plan over `total` elements (rows of 2^log_row),
+/// unnormalised: the transform of every gathered row of 2^log_n (gathered_base,
+/// gathered_offset), then the strided stage over the middle bits [log_run, log_run +
+/// log_row - log_n) (simulate_strided_stage's one-block mapping; the device runs
+/// 12 and 13 middle bits as clusters, which transform the same bits).
+template <class T>
+void simulate_middle(T* data, std::int64_t total, int log_row, int log_n, int log_run,
+                     int elem_bytes) {
+  if (log_run < 1 || log_run >= log_n || log_n >= log_row || log_row > 31 ||
+      total % (std::int64_t(1) << log_row) != 0) {
+    throw std::invalid_argument(
+        "simulate_middle: need 1 <= log_run < log_n < log_row <= 31 and whole rows");
+  }
+  const std::int64_t n = std::int64_t(1) << log_n;
+  const std::int64_t rows = total >> log_n;
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t base = gathered_base(log_row, log_n, log_run, r);
+    for (std::int64_t x = 0; x < n; ++x) {
+      v[x] = data[base + gathered_offset(log_row, log_n, log_run, unsigned(x))];
+    }
+    for (std::int64_t h = 1; h < n; h <<= 1)
+      for (std::int64_t i = 0; i < n; i += 2 * h)
+        for (std::int64_t j = i; j < i + h; ++j) {
+          const T a = v[j], d = v[j + h];
+          v[j] = a + d;
+          v[j + h] = a - d;
+        }
+    for (std::int64_t x = 0; x < n; ++x) {
+      data[base + gathered_offset(log_row, log_n, log_run, unsigned(x))] = v[x];
+    }
+  }
+  simulate_strided_stage(data, total, log_run, log_row - log_n, elem_bytes);
 }
 
 /// Host simulation of the whole split: contiguous WHT of the `lo` low bits of every

@@ -39,6 +39,7 @@
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/error.hpp>
+#include <wham/reference/kronecker.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -214,14 +215,14 @@ struct streamed_gathered_rows {
   __device__ __forceinline__ std::int64_t piece_stride() const {
     return (std::int64_t(1) << high_shift) * std::int64_t(sizeof(V));
   }
+  /// The index arithmetic is the host reference's (wham/reference/kronecker.hpp, which the
+  /// CPU tests replay), here with compile-time arguments.
   __device__ __forceinline__ std::int64_t base(std::int64_t row) const {
-    const std::int64_t sample = row >> mid_bits;
-    const std::int64_t mid = row & ((std::int64_t(1) << mid_bits) - 1);
-    return (sample << LogRow) | (mid << log_run);
+    return ::wham::reference::kronecker::gathered_base(LogRow, LogN, log_run, row);
   }
   /// 32 bits: below 2^LogRow (64-bit offsets made complex<float> rows spill).
   __device__ __forceinline__ unsigned offset(unsigned x) const {
-    return (x & ((1u << log_run) - 1u)) | ((x >> log_run) << high_shift);
+    return ::wham::reference::kronecker::gathered_offset(LogRow, LogN, log_run, x);
   }
 };
 
