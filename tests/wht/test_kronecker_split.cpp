@@ -25,18 +25,28 @@ bool plan_fits(const kron::plan& p, int elem_bytes) {
   return true;
 }
 
-void check_split(int log_n, int lo, int hi_max, int elem_bytes, std::int64_t batch) {
-  CAPTURE(log_n, lo, hi_max, elem_bytes, batch, wham_test::seed());
-  const kron::plan p = kron::make_plan(log_n, lo, hi_max);
-  if (!plan_fits(p, elem_bytes)) return;  // the device never runs a tile wider than its stride
+// `batch` rows of 2^log_n small random integers, transformed by `replay(data, total)`,
+// must equal the full transform exactly.
+template <class Replay>
+void require_replay_is_transform(int log_n, std::int64_t batch, std::uint64_t tag,
+                                 Replay replay) {
   const std::int64_t total = batch << log_n;
-  auto gen = wham_test::rng(std::uint64_t(log_n) * 1000003u + lo * 1009u + hi_max * 31u + elem_bytes);
+  auto gen = wham_test::rng(tag);
   std::uniform_int_distribution<int> dist(-8, 8);
   std::vector<double> x(static_cast<std::size_t>(total));
   for (auto& v : x) v = dist(gen);
   auto expected = wham::reference::fwht_batched<double>(x.data(), log_n, batch);
-  kron::simulate_split(x.data(), total, p, elem_bytes);
+  replay(x.data(), total);
   REQUIRE(x == expected);
+}
+
+void check_split(int log_n, int lo, int hi_max, int elem_bytes, std::int64_t batch) {
+  CAPTURE(log_n, lo, hi_max, elem_bytes, batch, wham_test::seed());
+  const kron::plan p = kron::make_plan(log_n, lo, hi_max);
+  if (!plan_fits(p, elem_bytes)) return;  // the device never runs a tile wider than its stride
+  require_replay_is_transform(
+      log_n, batch, std::uint64_t(log_n) * 1000003u + lo * 1009u + hi_max * 31u + elem_bytes,
+      [&](double* data, std::int64_t total) { kron::simulate_split(data, total, p, elem_bytes); });
 }
 
 }  // namespace
@@ -158,14 +168,11 @@ TEST_CASE("kronecker middle plan: gathered rows enumerate every element once", "
 namespace {
 void check_middle(int log_row, int log_n, int log_run, int elem_bytes, std::int64_t batch) {
   CAPTURE(log_row, log_n, log_run, elem_bytes, batch, wham_test::seed());
-  const std::int64_t total = batch << log_row;
-  auto gen = wham_test::rng(std::uint64_t(log_row) * 7919u + log_n * 131u + log_run * 17u + elem_bytes);
-  std::uniform_int_distribution<int> dist(-8, 8);
-  std::vector<double> x(static_cast<std::size_t>(total));
-  for (auto& v : x) v = dist(gen);
-  auto expected = wham::reference::fwht_batched<double>(x.data(), log_row, batch);
-  kron::simulate_middle(x.data(), total, log_row, log_n, log_run, elem_bytes);
-  REQUIRE(x == expected);
+  require_replay_is_transform(
+      log_row, batch, std::uint64_t(log_row) * 7919u + log_n * 131u + log_run * 17u + elem_bytes,
+      [&](double* data, std::int64_t total) {
+        kron::simulate_middle(data, total, log_row, log_n, log_run, elem_bytes);
+      });
 }
 }  // namespace
 

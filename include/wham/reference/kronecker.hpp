@@ -12,6 +12,8 @@
 /// shared-memory exchanges, and stores it back in place.
 #pragma once
 
+#include <wham/reference/fwht.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -24,6 +26,8 @@
 #endif
 
 namespace wham::reference::kronecker {
+
+using ::wham::reference::fwht_inplace;
 
 /// One stage: transforms index bits [bit, bit + bits).
 struct stage {
@@ -193,13 +197,7 @@ void simulate_middle(T* data, std::int64_t total, int log_row, int log_n, int lo
     for (std::int64_t x = 0; x < n; ++x) {
       v[x] = data[base + gathered_offset(log_row, log_n, log_run, unsigned(x))];
     }
-    for (std::int64_t h = 1; h < n; h <<= 1)
-      for (std::int64_t i = 0; i < n; i += 2 * h)
-        for (std::int64_t j = i; j < i + h; ++j) {
-          const T a = v[j], d = v[j + h];
-          v[j] = a + d;
-          v[j + h] = a - d;
-        }
+    fwht_inplace(v.data(), log_n);
     for (std::int64_t x = 0; x < n; ++x) {
       data[base + gathered_offset(log_row, log_n, log_run, unsigned(x))] = v[x];
     }
@@ -212,15 +210,7 @@ void simulate_middle(T* data, std::int64_t total, int log_row, int log_n, int lo
 template <class T>
 void simulate_split(T* data, std::int64_t total, const plan& p, int elem_bytes) {
   const std::int64_t seg = std::int64_t(1) << p.stages[0].bits;
-  for (std::int64_t s0 = 0; s0 < total; s0 += seg) {
-    for (std::int64_t h = 1; h < seg; h <<= 1)
-      for (std::int64_t i = s0; i < s0 + seg; i += 2 * h)
-        for (std::int64_t j = i; j < i + h; ++j) {
-          const T a = data[j], d = data[j + h];
-          data[j] = a + d;
-          data[j + h] = a - d;
-        }
-  }
+  for (std::int64_t s0 = 0; s0 < total; s0 += seg) fwht_inplace(data + s0, p.stages[0].bits);
   for (int k = 1; k < p.num_stages; ++k) {
     simulate_strided_stage(data, total, p.stages[k].bit, p.stages[k].bits, elem_bytes);
   }

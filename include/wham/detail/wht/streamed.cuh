@@ -303,8 +303,8 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 /// and float rows of 32 KiB (complex<double>: 2^13 only, 128 KiB). H200, 2026-12-03,
 /// fraction of a copy (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64
 /// rows / 3 rows: float 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14
-/// 0.77 -> 0.90 / 0.67 -> 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68 / 0.38 -> 0.46;
-/// complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
+/// 0.77 -> 0.90 / 0.67 -> 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68
+/// / 0.38 -> 0.46; complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
 /// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
 /// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
 /// SM, 130 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
@@ -399,8 +399,9 @@ inline void launch_streamed(int log_n, const V* in, V* out, std::int64_t rows, r
     launch_streamed_n<V, decltype(size)::value>(in, out, rows, scale, stream);
   });
   if (!built) {
-    throw_invalid_argument("fwht (streamed schedule)", "log_n", log_n,
-                           "13..15 for float rows, 13..14 for 8-byte elements, 13 for complex<double>");
+    throw_invalid_argument(
+        "fwht (streamed schedule)", "log_n", log_n,
+        "13..15 for float rows, 13..14 for 8-byte elements, 13 for complex<double>");
   }
 }
 
