@@ -136,6 +136,25 @@ TEMPLATE_TEST_CASE("iqp_encode: the fused path at large batch", "[iqp][gpu]",
   check_against_reference<P, Out>(n, batch, variant, wham::iqp_path::fused);
 }
 
+// Short rows at large batch: the fused kernel packs up to 256 rows into a block (one
+// row a thread at n <= 4) and, where a row's threads would write runs narrower than 64
+// bytes, stores the block's rows through shared memory in linear order. The tests
+// above never fill such a block (257 rows leave one row a block on 132 SMs): a batch
+// of 256 * SMs + 37 rows fills every block but the last, which holds a remainder.
+TEMPLATE_TEST_CASE("iqp_encode: the fused path packs short rows into full blocks", "[iqp][gpu]",
+                   (std::tuple<double, cuda::std::complex<float>>),
+                   (std::tuple<float, cuda::std::complex<double>>)) {
+  using P = std::tuple_element_t<0, TestType>;
+  using Out = std::tuple_element_t<1, TestType>;
+  int sms = 0;
+  WHAM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int n = GENERATE(range(1, 9));
+  const wham::iqp_variant variant = GENERATE(wham::iqp_variant::iqp, wham::iqp_variant::iqp_z);
+  const std::int64_t batch = 256 * std::int64_t(sms) + 37;
+  if (wham_test::reduced() && (n != 4 || variant != wham::iqp_variant::iqp)) return;
+  check_against_reference<P, Out>(n, batch, variant, wham::iqp_path::fused);
+}
+
 TEMPLATE_TEST_CASE("iqp_encode: the iqp_z product path at large n", "[iqp][gpu]",
                    cuda::std::complex<float>, cuda::std::complex<double>) {
   using Out = TestType;

@@ -99,6 +99,40 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
   require_matches_reference(got, host, log_n, batch, scale);
 }
 
+// Short rows at large batch: the fused kernel packs up to 256 rows into a block and,
+// where a row's threads would write runs narrower than 64 bytes, stores the block's
+// rows through shared memory in linear order. The test above never fills such a block
+// (257 rows leave one row a block on 132 SMs): 256 * SMs + 37 rows fill every block but
+// the last, which holds a remainder.
+TEMPLATE_TEST_CASE("fwht fused path packs short rows into full blocks", "[fwht][gpu]", float,
+                   double, cuda::std::complex<float>, cuda::std::complex<double>) {
+  using T = TestType;
+  int sms = 0;
+  WHAM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int log_n = GENERATE(range(0, 10));
+  const bool in_place = GENERATE(false, true);
+  if (wham_test::reduced() && (log_n != 3 || in_place)) return;
+  const std::int64_t batch = 256 * std::int64_t(sms) + 37;
+  CAPTURE(log_n, batch, in_place, wham_test::seed());
+
+  const std::size_t n = std::size_t(1) << log_n;
+  auto gen = wham_test::rng(7000 + log_n);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+
+  wham_test::device_buffer<T> d_in(host);
+  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
+  T* out = in_place ? d_in.data() : d_out.data();
+  if (!in_place) d_out.poison();
+
+  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0,
+             wham::fwht_path::fused);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = in_place ? d_in.download() : d_out.download();
+  require_matches_reference(got, host, log_n, batch, scale);
+}
+
 // Float rows of 2^13 to 2^15, double and complex<float> rows of 2^13 and 2^14, and
 // complex<double> rows of 2^13 take the streamed schedule (detail/wht/streamed.cuh) on
 // compute capability 9.0+: persistent blocks (one an SM, three for float 2^13) walk rows
