@@ -66,6 +66,28 @@ void require_matches_reference(const std::vector<T>& got, const std::vector<T>& 
   }
 }
 
+/// `batch` random rows of 2^log_n through the fused path (orthonormal scale), in place
+/// or into a poisoned buffer, against the reference.
+template <class T>
+void check_fused(int log_n, std::int64_t batch, bool in_place, std::uint64_t tag) {
+  const std::size_t n = std::size_t(1) << log_n;
+  auto gen = wham_test::rng(tag);
+  std::vector<T> host(n * batch);
+  for (auto& v : host) v = random_value<T>(gen);
+  const double scale = 1.0 / std::sqrt(double(n));
+
+  wham_test::device_buffer<T> d_in(host);
+  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
+  T* out = in_place ? d_in.data() : d_out.data();
+  if (!in_place) d_out.poison();
+
+  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0,
+             wham::fwht_path::fused);
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());
+  const auto got = in_place ? d_in.download() : d_out.download();
+  require_matches_reference(got, host, log_n, batch, scale);
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float, double,
@@ -81,22 +103,7 @@ TEMPLATE_TEST_CASE("fwht fused path matches the reference", "[fwht][gpu]", float
   if (wham_test::reduced() && (log_n > 10 || batch > 64) && !cluster_row) return;
   CAPTURE(log_n, batch, in_place, wham_test::seed());
 
-  const std::size_t n = std::size_t(1) << log_n;
-  auto gen = wham_test::rng(1000 * log_n + batch);
-  std::vector<T> host(n * batch);
-  for (auto& v : host) v = random_value<T>(gen);
-  const double scale = 1.0 / std::sqrt(double(n));
-
-  wham_test::device_buffer<T> d_in(host);
-  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
-  T* out = in_place ? d_in.data() : d_out.data();
-  if (!in_place) d_out.poison();
-
-  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0,
-             wham::fwht_path::fused);
-  WHAM_TEST_CUDA(cudaDeviceSynchronize());
-  const auto got = in_place ? d_in.download() : d_out.download();
-  require_matches_reference(got, host, log_n, batch, scale);
+  check_fused<T>(log_n, batch, in_place, 1000 * log_n + batch);
 }
 
 // Short rows at large batch: the fused kernel packs up to 256 rows into a block and,
@@ -115,22 +122,7 @@ TEMPLATE_TEST_CASE("fwht fused path packs short rows into full blocks", "[fwht][
   const std::int64_t batch = 256 * std::int64_t(sms) + 37;
   CAPTURE(log_n, batch, in_place, wham_test::seed());
 
-  const std::size_t n = std::size_t(1) << log_n;
-  auto gen = wham_test::rng(7000 + log_n);
-  std::vector<T> host(n * batch);
-  for (auto& v : host) v = random_value<T>(gen);
-  const double scale = 1.0 / std::sqrt(double(n));
-
-  wham_test::device_buffer<T> d_in(host);
-  wham_test::device_buffer<T> d_out(in_place ? 0 : host.size());
-  T* out = in_place ? d_in.data() : d_out.data();
-  if (!in_place) d_out.poison();
-
-  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0,
-             wham::fwht_path::fused);
-  WHAM_TEST_CUDA(cudaDeviceSynchronize());
-  const auto got = in_place ? d_in.download() : d_out.download();
-  require_matches_reference(got, host, log_n, batch, scale);
+  check_fused<T>(log_n, batch, in_place, 7000 + log_n);
 }
 
 // Float rows of 2^13 to 2^15, double and complex<float> rows of 2^13 and 2^14, and
