@@ -39,7 +39,8 @@
 /// memory, for the two qubit counts above one block's shared memory and for
 /// batches that would leave most multiprocessors idle): phases generated in
 /// registers, every butterfly stage in registers and shared memory, the 2^-n
-/// scale folded into the one write; it serves n <= iqp_fused_max_qubits<Out>()
+/// scale folded into the phases (a power of two: exact); it serves
+/// n <= iqp_fused_max_qubits<Out>()
 /// (on an H200: 15 for complex128, 16 for complex64). `kronecker` is the large-n schedule
 /// (wham/detail/wht/kronecker.cuh): one launch per stage, or, for rows of 2^16 / 2^17
 /// at large enough batch on compute capability 9.0+, both stages in one kernel with a
@@ -391,7 +392,11 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
             "iqp_encode", "num_qubits", num_qubits,
             "1.." + std::to_string(max_fused) + " for the fused path with this output type on this device");
       }
-      return detail::iqp::launch_fused<V>(num_qubits, batch, input, output, scale, stream);
+      // The scale goes into the phases (exact: a power of two), not each store.
+      auto prescaled = input;
+      prescaled.prescale = scale;
+      const detail::wht::stored_output<Out, V, false> unscaled{states};
+      return detail::iqp::launch_fused<V>(num_qubits, batch, prescaled, unscaled, R(1), stream);
     }
     case iqp_path::kronecker:
       if (!detail::wht::kronecker_serves<V>(num_qubits)) {

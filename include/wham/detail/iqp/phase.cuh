@@ -157,6 +157,11 @@ struct phase_input {
   int n;
   bool pairs;
   std::int64_t batch;
+  /// Multiplies every phase (a power of two: exact, so the state is bitwise the
+  /// one scaled at the store): the fused path's 2^-n, paired with an output policy
+  /// that does not scale (stored_output<Out, V, false>). The product form pays it
+  /// once a thread, on its first phase, instead of once an element.
+  wht::real_t<V> prescale = 1;
 
   /// Offset of J(i, j), i < j, is row(i) + j.
   __host__ __device__ __forceinline__ int pair_row(int i) const {
@@ -333,7 +338,7 @@ struct phase_input {
     V fac[L];
 #pragma unroll
     for (int i = 0; i < L; ++i) fac[i] = unit_phase<V, true>(f[i]);
-    v[0] = unit_phase<V, true>(base);
+    v[0] = unit_phase<V, true>(base) * prescale;
     V* const w_out = reinterpret_cast<V*>(warp_table + table_w_offset());
     if (pairs && lane < unsigned(E)) w_out[lane] = unit_phase<V, true>(theta_w);
 #pragma unroll
@@ -360,7 +365,8 @@ struct phase_input {
       for (int j = 0; j < E; ++j) {
         const std::int64_t g = g0 + j;
         const P* p = params + (g >> n) * per_sample;
-        v[j] = unit_phase<V>(phase_slow(p, static_cast<unsigned>(g & ((std::int64_t(1) << n) - 1))));
+        v[j] = unit_phase<V>(phase_slow(p, static_cast<unsigned>(g & ((std::int64_t(1) << n) - 1)))) *
+               prescale;
       }
       return;
     }
@@ -407,7 +413,7 @@ struct phase_input {
           }
         }
       }
-      v[l] = unit_phase<V>(th);
+      v[l] = unit_phase<V>(th) * prescale;
     }
   }
 };

@@ -119,10 +119,11 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogS, Input>::threads_per_s
   register_butterflies<LogE>(v);
   V* const part = reinterpret_cast<V*>(smem_raw);
 #pragma unroll
-  for (int j = 0; j < E; ++j) part[swizzle<LogE>(unsigned(t * E + j))] = v[j];
+  for (int j = 0; j < E; ++j) part[smem_slot<LogE, shape::padded>(unsigned(t * E + j))] = v[j];
   __syncthreads();
   // Bits [LogE, LogS), the result left in shared memory (the Linear ending).
-  fused_passes<LogE, LogS, LogE, TPS, true, false>(part, t, 0, v, output, g_part, true, scale);
+  fused_passes<LogE, LogS, LogE, TPS, true, false, shape::padded>(part, t, 0, v, output, g_part,
+                                                                  true, scale);
   cluster.sync();
 
   const unsigned rank = cluster.block_rank();
@@ -136,7 +137,7 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogS, Input>::threads_per_s
     const unsigned x = rank * share + unsigned(k * TPS + t);
     V a[C];
 #pragma unroll
-    for (int j = 0; j < C; ++j) a[j] = parts[j][swizzle<LogE>(x)];
+    for (int j = 0; j < C; ++j) a[j] = parts[j][smem_slot<LogE, shape::padded>(x)];
     register_butterflies<LogC>(a);
 #pragma unroll
     for (int j = 0; j < C; ++j) {
@@ -161,7 +162,7 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
     throw_invalid_argument("fwht", "rows (cluster schedule)", rows, "at most (2^31 - 1) / C");
   }
   auto kernel = cluster_kernel<V, LogS, C, Input, Output>;
-  std::size_t smem = std::size_t(shape::n) * sizeof(V);
+  std::size_t smem = std::size_t(shape::stride) * sizeof(V);  // one part
   unsigned tables_offset = no_tables;
   if constexpr (has_warp_tables_v<Input>) {
     const std::size_t tables = input.template table_bytes<shape::items>(shape::n);

@@ -19,6 +19,7 @@
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/error.hpp>
+#include <wham/reference/fused_layout.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -89,18 +90,28 @@ __device__ __forceinline__ void load_elements(const Input& input, std::int64_t g
 }
 
 /// Output policy: elements scaled, converted to Out, stored 16 bytes wide.
-template <class Out, class V>
+/// Scaled = false ignores the scale: for inputs that applied it already (the IQP
+/// phases, whose 2^-n multiplies each thread's first phase, exactly, instead of
+/// every element at the store).
+template <class Out, class V, bool Scaled = true>
 struct stored_output {
   Out* out;
   template <int E>
   __device__ __forceinline__ void store(std::int64_t g0, const V (&v)[E], real_t<V> scale) const {
     if constexpr (E == 1) {
-      out[g0] = convert<Out>(v[0] * scale);  // one element: its own natural-width store
+      out[g0] = convert<Out>(scaled(v[0], scale));  // one element: its own natural-width store
     } else {
       alignas(16) Out tmp[E];
 #pragma unroll
-      for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(v[j] * scale);
+      for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(scaled(v[j], scale));
       store_contiguous<Out, E>(out + g0, tmp);
+    }
+  }
+  __device__ __forceinline__ static V scaled(const V& x, real_t<V> scale) {
+    if constexpr (Scaled) {
+      return x * scale;
+    } else {
+      return x;
     }
   }
 };
@@ -193,9 +204,15 @@ struct fused_shape {
   /// block's linear order instead: neighbouring lanes, neighbouring elements.
   static constexpr bool linear_store = threads_per_segment * sizeof(V) < 64;
   static constexpr bool needs_smem = uses_smem || linear_store;
-  /// Segment stride in shared memory: padded by TPS when several segments share
-  /// a bank window, so that neighbouring segments start in different banks.
-  static constexpr int stride = threads_per_segment < 32 ? n + threads_per_segment : n;
+  /// Shared-memory layout of a segment (smem_slot): padded (one empty slot after
+  /// every E elements) where the input makes warp tables, the IQP phases, whose
+  /// kernels run 100-120 instructions an amplitude (ncu, 2026-12-02/03) where a
+  /// loaded row is bound by memory; XOR-swizzled elsewhere.
+  static constexpr bool padded = Tables;
+  /// Segment stride in shared memory: the padded layout's n + n / E slots; else
+  /// padded by TPS when several segments share a bank window, so that
+  /// neighbouring segments start in different banks.
+  static constexpr int stride = padded || threads_per_segment < 32 ? n + threads_per_segment : n;
   static constexpr std::size_t smem_bytes =
       needs_smem ? std::size_t(segments_per_block) * stride * sizeof(V) : 0;
 };
@@ -204,12 +221,26 @@ struct fused_shape {
 template <class V, int LogN, class Input>
 using fused_shape_for = fused_shape<V, LogN, has_warp_tables_v<Input>>;
 
-/// Shared-memory position of element x of a segment: the low log2(E) bits are
-/// XOR-swizzled with the next log2(E), so that the contiguous per-thread layout
-/// (thread t at t * E + j) and the strided pass layouts are both bank-conflict free.
+/// Shared-memory slot of element x of a segment (wham/reference/fused_layout.hpp):
+/// XOR-swizzled, the low log2(E) bits with the next log2(E), or padded, x + x / E
+/// (one empty slot after every E elements). Both keep the contiguous per-thread
+/// layout (thread t at t * E + j) and the passes' layouts (neighbouring lanes,
+/// neighbouring elements) free of bank conflicts for the element sizes and E that
+/// use them (padded: complex<double> E = 8, 16 and complex<float> E = 32; the
+/// contiguous layout's threads are E + 1 slots apart, an odd count of 16-byte or
+/// 8-byte slots). The padded slot of a pass's x = thread part | register part is
+/// the sum of theirs, so each access is a thread's base address plus a constant,
+/// where the swizzle costs several integer operations an element (PTX of the
+/// complex<double> n = 10 IQP kernel: 611 -> 299 integer instructions a thread of
+/// 16 amplitudes; complex<float> fused kernels 128 -> 100-102 registers).
+template <int LogE, bool Padded>
+__device__ __forceinline__ unsigned smem_slot(unsigned x) {
+  return ::wham::reference::fused_layout::slot(x, LogE, Padded);
+}
+
 template <int LogE>
 __device__ __forceinline__ unsigned swizzle(unsigned x) {
-  return x ^ ((x >> LogE) & ((1u << LogE) - 1u));
+  return ::wham::reference::fused_layout::swizzled_slot(x, LogE);
 }
 
 /// Orders a segment's shared-memory round trip: a segment of at most 32 threads
@@ -246,42 +277,76 @@ __device__ __forceinline__ unsigned warp_lanes() {
 /// with o = r * TPS + t, so neighbouring lanes touch neighbouring words. The last
 /// pass stores straight from registers to global memory (neighbouring lanes write
 /// neighbouring elements), or, for short segments (Linear), back to shared memory
-/// for the kernel's block-linear store.
-template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, class V, int E,
-          class Output>
+/// for the kernel's block-linear store. Padded (smem_slot): every access of a pass
+/// is one base address a thread plus a constant (likewise the global stores).
+template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, bool Padded, class V,
+          int E, class Output>
 __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[E],
                                              const Output& output, std::int64_t g_seg, bool active,
                                              real_t<V> scale) {
-  constexpr int G = (LogN - B < LogE) ? LogN - B : LogE;
-  constexpr int R = E >> G;
-  constexpr unsigned low_mask = (1u << B) - 1u;
-  unsigned xs[E];
+  namespace layout = ::wham::reference::fused_layout;
+  constexpr int G = layout::pass_bits(LogN, LogE, B);
+  if constexpr (Padded) {
+    constexpr int LogT = ilog2(TPS);
+    const unsigned thread_part = layout::pass_thread_part(static_cast<unsigned>(t), B, G);
+    V* const at = seg + smem_slot<LogE, true>(thread_part);
+    // Register j's slot relative to `at`: a constant once the loops unroll.
+    const auto offset = [](int j) {
+      return smem_slot<LogE, true>(layout::pass_register_part(j, B, G, LogT));
+    };
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const unsigned o = static_cast<unsigned>(r * TPS + t);
+    for (int j = 0; j < E; ++j) v[j] = at[offset(j)];
+    register_butterflies<G>(v);
+    if constexpr (B + G < LogN || Linear) {
 #pragma unroll
-    for (int g = 0; g < (1 << G); ++g) {
-      xs[r * (1 << G) + g] = (o & low_mask) | (unsigned(g) << B) | ((o >> B) << (B + G));
+      for (int j = 0; j < E; ++j) at[offset(j)] = v[j];
     }
-  }
+    if constexpr (B + G < LogN) {
+      segment_sync<TPS, Named>(warp_lanes(), s_local);
+      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output,
+                                                                  g_seg, active, scale);
+    } else if constexpr (!Linear) {
+      if (active) {
+        const std::int64_t g_thread = g_seg + thread_part;
 #pragma unroll
-  for (int j = 0; j < E; ++j) v[j] = seg[swizzle<LogE>(xs[j])];
-  register_butterflies<G>(v);
-  if constexpr (B + G < LogN) {
+        for (int j = 0; j < E; ++j) {
+          const V one[1] = {v[j]};
+          output.template store<1>(g_thread + layout::pass_register_part(j, B, G, LogT), one,
+                                   scale);
+        }
+      }
+    }
+  } else {
+    constexpr int R = E >> G;
+    constexpr unsigned low_mask = (1u << B) - 1u;
+    unsigned xs[E];
 #pragma unroll
-    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
-    segment_sync<TPS, Named>(warp_lanes(), s_local);
-    fused_passes<B + G, LogN, LogE, TPS, Linear, Named>(seg, t, s_local, v, output, g_seg, active,
-                                                        scale);
-  } else if constexpr (Linear) {
-    // Back to the positions this thread just read: no other thread touches them.
+    for (int r = 0; r < R; ++r) {
+      const unsigned o = static_cast<unsigned>(r * TPS + t);
 #pragma unroll
-    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
-  } else if (active) {
+      for (int g = 0; g < (1 << G); ++g) {
+        xs[r * (1 << G) + g] = (o & low_mask) | (unsigned(g) << B) | ((o >> B) << (B + G));
+      }
+    }
 #pragma unroll
-    for (int j = 0; j < E; ++j) {
-      const V one[1] = {v[j]};
-      output.template store<1>(g_seg + xs[j], one, scale);
+    for (int j = 0; j < E; ++j) v[j] = seg[swizzle<LogE>(xs[j])];
+    register_butterflies<G>(v);
+    if constexpr (B + G < LogN) {
+#pragma unroll
+      for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
+      segment_sync<TPS, Named>(warp_lanes(), s_local);
+      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output,
+                                                                  g_seg, active, scale);
+    } else if constexpr (Linear) {
+      // Back to the positions this thread just read: no other thread touches them.
+#pragma unroll
+      for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
+    } else if (active) {
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        const V one[1] = {v[j]};
+        output.template store<1>(g_seg + xs[j], one, scale);
+      }
     }
   }
 }
@@ -330,12 +395,12 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
     V* const block_smem = reinterpret_cast<V*>(smem_raw);
     V* seg = block_smem + s_local * shape::stride;
 #pragma unroll
-    for (int j = 0; j < E; ++j) seg[swizzle<LogE>(unsigned(t * E + j))] = v[j];
+    for (int j = 0; j < E; ++j) seg[smem_slot<LogE, shape::padded>(unsigned(t * E + j))] = v[j];
     if constexpr (shape::uses_smem) {
       constexpr bool named = has_warp_tables_v<Input>;
       segment_sync<TPS, named>(warp_lanes(), s_local);
-      fused_passes<LogE, LogN, LogE, TPS, shape::linear_store, named>(seg, t, s_local, v, output,
-                                                                      g_seg, active, scale);
+      fused_passes<LogE, LogN, LogE, TPS, shape::linear_store, named, shape::padded>(
+          seg, t, s_local, v, output, g_seg, active, scale);
     }
     if constexpr (shape::linear_store) {
       // The block's segments are contiguous in memory: store them in linear order.
@@ -351,7 +416,7 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
         const int e = k * threads + static_cast<int>(threadIdx.x);
         const int s = e >> LogN;
         if (first + s < num_segments) {
-          const V one[1] = {block_smem[s * shape::stride + swizzle<LogE>(unsigned(e) & (N - 1u))]};
+          const V one[1] = {block_smem[s * shape::stride + smem_slot<LogE, shape::padded>(unsigned(e) & (N - 1u))]};
           output.template store<1>(g_block + e, one, scale);
         }
       }
