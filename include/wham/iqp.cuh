@@ -237,12 +237,16 @@ inline void launch_beyond_block(int n, std::int64_t batch, Input input, Output o
                                 wht::real_t<V> scale, cudaStream_t stream) {
   constexpr int M = fused_compiled_max<V>;
   if (n == M + 1) {
+    const auto row = input.template with_qubits<M + 1>();
     if (quarter_parts<V>(batch)) {
-      return wht::launch_cluster_n<V, M - 1, 4>(input, output, batch, scale, stream);
+      return wht::launch_cluster_n<V, M - 1, 4>(row, output, batch, scale, stream);
     }
-    return wht::launch_cluster_n<V, M, 2>(input, output, batch, scale, stream);
+    return wht::launch_cluster_n<V, M, 2>(row, output, batch, scale, stream);
   }
-  if (n == M + 2) return wht::launch_cluster_n<V, M - 1, 8>(input, output, batch, scale, stream);
+  if (n == M + 2) {
+    const auto row = input.template with_qubits<M + 2>();
+    return wht::launch_cluster_n<V, M - 1, 8>(row, output, batch, scale, stream);
+  }
   throw_invalid_argument("iqp_encode", "num_qubits (cluster schedule)", n,
                          std::to_string(M + 1) + ".." + std::to_string(M + 2));
 }
@@ -256,13 +260,18 @@ inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
   constexpr int M = fused_compiled_max<V>;
   switch (cluster_parts<V>(n, batch)) {
     case 4:  // n = M, or M - 1 in complex128 (cluster_parts)
-      if (n == M) return wht::launch_cluster_n<V, M - 2, 4>(input, output, batch, scale, stream);
+      if (n == M) {
+        return wht::launch_cluster_n<V, M - 2, 4>(input.template with_qubits<M>(), output, batch,
+                                                  scale, stream);
+      }
       if constexpr (sizeof(V) >= 16) {
-        return wht::launch_cluster_n<V, M - 3, 4>(input, output, batch, scale, stream);
+        return wht::launch_cluster_n<V, M - 3, 4>(input.template with_qubits<M - 1>(), output,
+                                                  batch, scale, stream);
       }
       break;
     case 2:  // n = M
-      return wht::launch_cluster_n<V, M - 1, 2>(input, output, batch, scale, stream);
+      return wht::launch_cluster_n<V, M - 1, 2>(input.template with_qubits<M>(), output, batch,
+                                                scale, stream);
     default:
       break;
   }
@@ -270,7 +279,8 @@ inline void launch_fused(int n, std::int64_t batch, Input input, Output output,
 #define WHAM_IQP_FUSED_CASE(L)                                                    \
   case L:                                                                         \
     if constexpr (L <= fused_compiled_max<V>) {                                   \
-      return wht::launch_fused_n<V, L>(input, output, batch, scale, stream);      \
+      return wht::launch_fused_n<V, L>(input.template with_qubits<L>(), output,   \
+                                       batch, scale, stream);                     \
     }                                                                             \
     break;
     WHAM_IQP_FUSED_CASE(1)

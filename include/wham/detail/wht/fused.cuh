@@ -373,18 +373,22 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
   const std::int64_t g_seg = segment * N;
 
   V v[E];
-  unsigned char* table = nullptr;
   if constexpr (has_warp_tables_v<Input>) {
-    // Whole warps per segment here (table_bytes is 0 otherwise): a warp is active or not.
-    if (tables_offset != no_tables && active) {
-      unsigned char* const w_smem =
-          smem_raw + tables_offset + (threadIdx.x / 32) * input.template warp_table_bytes<E>();
-      input.template prepare<E>(w_smem, g_seg + std::int64_t(t) * E);
-      table = w_smem;
+    // Inputs made on chip (no loads from memory the kernel writes): threads past
+    // the last segment (the last block only) make the last segment's elements and
+    // store nothing (`active`), so that no branch goes around the loads and no
+    // zeros are made first (SASS of the complex128 n = 10 IQP kernel: 118 fewer
+    // instructions a thread of 16 amplitudes, of about 1500).
+    const std::int64_t g_load = (active ? segment : num_segments - 1) * N + std::int64_t(t) * E;
+    unsigned char* table = nullptr;
+    // Whole warps per segment here (table_bytes is 0 otherwise).
+    if (tables_offset != no_tables) {
+      table = smem_raw + tables_offset + (threadIdx.x / 32) * input.template warp_table_bytes<E>();
+      input.template prepare<E>(table, g_load);
     }
-  }
-  if (active) {
-    load_elements<V, TPS>(input, g_seg + std::int64_t(t) * E, v, table);
+    load_elements<V, TPS>(input, g_load, v, table);
+  } else if (active) {
+    load_elements<V, TPS>(input, g_seg + std::int64_t(t) * E, v, nullptr);
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j) v[j] = V(0);
