@@ -162,18 +162,11 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
     throw_invalid_argument("fwht", "rows (cluster schedule)", rows, "at most (2^31 - 1) / C");
   }
   auto kernel = cluster_kernel<V, LogS, C, Input, Output>;
-  std::size_t smem = std::size_t(shape::stride) * sizeof(V);  // one part
-  unsigned tables_offset = no_tables;
-  if constexpr (has_warp_tables_v<Input>) {
-    const std::size_t tables = input.template table_bytes<shape::items>(shape::n);
-    if (tables != 0) {
-      tables_offset = static_cast<unsigned>(smem);
-      smem += tables;
-    }
-  }
-  ensure_dynamic_smem(kernel, smem);
-  launch_clusters(kernel, rows * C, shape::threads_per_segment, C, smem, stream, input, output,
-                  scale, tables_offset);
+  // One part a block, laid out as a fused block of one segment.
+  const fused_smem_layout smem = fused_block_smem<V, LogS>(input, 1);
+  ensure_dynamic_smem(kernel, smem.bytes);
+  launch_clusters(kernel, rows * C, shape::threads_per_segment, C, smem.bytes, stream, input,
+                  output, scale, smem.tables_offset);
 }
 
 /// Largest segment one block holds compiled per element size (2^15 float, 2^14

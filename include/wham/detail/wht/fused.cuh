@@ -447,14 +447,44 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
                        tables_offset, smem_raw);
 }
 
-/// Largest segment the fused schedule serves for V on the current device.
+/// Largest segment the fused schedule serves for V in `smem` bytes of shared memory a
+/// block: the elements alone (the IQP phases' warp tables and the padded layout need a
+/// little more; test_iqp_host checks that they fit at every opt-in limit of compute
+/// capability 8.0 and later).
 template <class V>
-inline int fused_max_log_n() {
+inline int fused_max_log_n_for(std::size_t smem) {
   constexpr int compiled_max = 15;
-  const std::size_t smem = current_device_limits().smem_per_block_optin;
   int log_n = 0;
   while (log_n < compiled_max && (std::size_t(2) << log_n) * sizeof(V) <= smem) ++log_n;
   return log_n;
+}
+
+/// Largest segment the fused schedule serves for V on the current device.
+template <class V>
+inline int fused_max_log_n() {
+  return fused_max_log_n_for<V>(current_device_limits().smem_per_block_optin);
+}
+
+/// Dynamic shared memory of a fused block of `spb` segments of 2^LogN: the segments,
+/// then the input's warp tables (if it makes them) from a 16-byte boundary.
+struct fused_smem_layout {
+  std::size_t bytes = 0;
+  unsigned tables_offset = no_tables;
+};
+
+template <class V, int LogN, class Input>
+inline fused_smem_layout fused_block_smem(const Input& input, std::int64_t spb) {
+  using shape = fused_shape_for<V, LogN, Input>;
+  fused_smem_layout l;
+  l.bytes = shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
+  if constexpr (has_warp_tables_v<Input>) {
+    const std::size_t tables = input.template table_bytes<shape::items>(spb * shape::n);
+    if (tables != 0) {
+      l.tables_offset = static_cast<unsigned>((l.bytes + 15) & ~std::size_t(15));
+      l.bytes = l.tables_offset + tables;
+    }
+  }
+  return l;
 }
 
 template <class V, int LogN, class Input, class Output>
@@ -472,17 +502,10 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
                            "at most 2^31 - 1 thread blocks of segments");
   }
   auto kernel = fused_kernel<V, LogN, Input, Output>;
-  std::size_t smem = shape::needs_smem ? std::size_t(spb) * shape::stride * sizeof(V) : 0;
-  std::size_t tables = 0;
-  if constexpr (has_warp_tables_v<Input>) {
-    tables = input.template table_bytes<shape::items>(spb * shape::n);
-  }
-  const unsigned tables_offset =
-      tables != 0 ? static_cast<unsigned>((smem + 15) & ~std::size_t(15)) : no_tables;
-  if (tables != 0) smem = tables_offset + tables;
-  ensure_dynamic_smem(kernel, smem > shape::smem_bytes ? smem : shape::smem_bytes);
+  const fused_smem_layout smem = fused_block_smem<V, LogN>(input, spb);
+  ensure_dynamic_smem(kernel, smem.bytes > shape::smem_bytes ? smem.bytes : shape::smem_bytes);
   kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(spb * shape::threads_per_segment),
-           smem, stream>>>(input, output, num_segments, scale, tables_offset);
+           smem.bytes, stream>>>(input, output, num_segments, scale, smem.tables_offset);
   WHAM_CHECK_LAUNCH("wham::detail::wht::fused_kernel");
 }
 
