@@ -414,14 +414,32 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
       __syncthreads();
       const std::int64_t first = block * segments_here;
       const std::int64_t g_block = first * N;
-      const int threads = static_cast<int>(blockDim.x);
+      constexpr int T = shape::threads;
+      if (T % N == 0 && segments_here == shape::segments_per_block &&
+          first + segments_here <= num_segments) {
+        // A full block (every block of a large batch but the grid's last): element
+        // k * T + tid is segment k * T / N + tid / N, position tid % N, so each load
+        // and store is the thread's base address plus a constant, with no bounds test
+        // (SASS of the complex<float> n = 6 IQP kernel: about 20 instructions an
+        // element before, 3 here).
+        const int tid = static_cast<int>(threadIdx.x);
+        const V* const at = block_smem + (tid >> LogN) * shape::stride +
+                            smem_slot<LogE, shape::padded>(unsigned(tid) & (N - 1u));
 #pragma unroll
-      for (int k = 0; k < E; ++k) {
-        const int e = k * threads + static_cast<int>(threadIdx.x);
-        const int s = e >> LogN;
-        if (first + s < num_segments) {
-          const V one[1] = {block_smem[s * shape::stride + smem_slot<LogE, shape::padded>(unsigned(e) & (N - 1u))]};
-          output.template store<1>(g_block + e, one, scale);
+        for (int k = 0; k < E; ++k) {
+          const V one[1] = {at[k * (T / N) * shape::stride]};
+          output.template store<1>(g_block + tid + k * T, one, scale);
+        }
+      } else {
+        const int threads = static_cast<int>(blockDim.x);
+#pragma unroll
+        for (int k = 0; k < E; ++k) {
+          const int e = k * threads + static_cast<int>(threadIdx.x);
+          const int s = e >> LogN;
+          if (first + s < num_segments) {
+            const V one[1] = {block_smem[s * shape::stride + smem_slot<LogE, shape::padded>(unsigned(e) & (N - 1u))]};
+            output.template store<1>(g_block + e, one, scale);
+          }
         }
       }
     }
