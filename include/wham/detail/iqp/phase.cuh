@@ -229,7 +229,7 @@ struct phase_input {
   /// warp within one sample.
   template <int E>
   __host__ __device__ bool uses_tables() const {
-    return qubits() >= wht::ilog2(E) + 5;
+    return qubits() >= wht::ilog2(E) + 5;  // load() relies on this threshold too
   }
 
   __host__ __device__ std::size_t table_w_offset() const {
@@ -278,12 +278,18 @@ struct phase_input {
     __syncwarp();
   }
 
-  /// The product form where the warp made a table, else per element.
+  /// The product form where the warp made a table, else per element. Rows of FixedN
+  /// qubits too short for tables (uses_tables) compile the per-element form alone.
   template <int E>
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E],
                                        unsigned char* warp_table) const {
-    if (warp_table == nullptr) return load<E>(g0, v);
-    load_product<E>(g0, v, warp_table);
+    if constexpr (FixedN > 0 && FixedN < wht::ilog2(E) + 5) {
+      (void)warp_table;
+      return load<E>(g0, v);
+    } else {
+      if (warp_table == nullptr) return load<E>(g0, v);
+      load_product<E>(g0, v, warp_table);
+    }
   }
 
   /// The product form (see the struct's comment), reading the warp's table
