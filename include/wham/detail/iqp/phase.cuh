@@ -36,6 +36,15 @@
 /// of sincos_reduced, to 0.81, 0.78, 0.70, 0.65, 0.62, 0.55 (complex64 n = 10-14: 0.58,
 /// 0.53, 0.51, 0.48, 0.42 to at most 0.65, 0.56, 0.55, 0.52, 0.44). Neither reaches the
 /// 0.8 the IQP issue asks for above n = 8: the transform's own work decides the rest.
+/// Fewer instructions (2026-12-05, same measure, two rounds, together with fused.cuh's
+/// padded shared-memory layout for these kernels and 2^-n folded into the phases): the
+/// last block's spare threads make the last segment's phases instead of branching, lane
+/// bits as 0.0 / 1.0 in fmas, quadrant signs by a sign-bit XOR, the row's qubit count
+/// compiled in (static SASS of the complex128 n = 10 kernel: 1735 -> 1191 instructions):
+/// complex128 n = 6-13 0.66, 0.66, 0.67, 0.70, 0.64, 0.59, 0.57, 0.51 -> 0.70, 0.74, 0.75,
+/// 0.77, 0.66, 0.62, 0.61, 0.53; complex64 n = 6-13 0.44, 0.50, 0.58, 0.55, 0.58, 0.53,
+/// 0.51, 0.48 -> 0.55, 0.61, 0.68, 0.71, 0.74, 0.62, 0.60, 0.57. complex64 taking the
+/// product form alone (no per-element sine/cosine at any n): the same within 2%, not kept.
 #pragma once
 
 #include <wham/detail/wht/common.cuh>

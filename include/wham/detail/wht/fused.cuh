@@ -207,7 +207,8 @@ struct fused_shape {
   /// Shared-memory layout of a segment (smem_slot): padded (one empty slot after
   /// every E elements) where the input makes warp tables, the IQP phases, whose
   /// kernels run 100-120 instructions an amplitude (ncu, 2026-12-02/03) where a
-  /// loaded row is bound by memory; XOR-swizzled elsewhere.
+  /// loaded row is bound by memory; XOR-swizzled elsewhere. Measured together with the
+  /// phase changes it came with (H200, 2026-12-05): iqp/phase.cuh's comment.
   static constexpr bool padded = Tables;
   /// Segment stride in shared memory: the padded layout's n + n / E slots; else
   /// padded by TPS when several segments share a bank window, so that
