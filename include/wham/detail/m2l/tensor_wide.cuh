@@ -484,9 +484,9 @@ void launch_tensor_wide(int p, const Pairs& pairs, cudaStream_t stream) {
 // Each warp prefetching its next degree's fragments to L1 (prefetch.L1, one line a lane
 // per 4 KB) while the current degree runs, with the fragment offsets in closed form
 // (2026-12-05, bench_m2l, tensor path, three rounds against this code): 1-3% slower at
-// every p = 11-20 (p = 11 372-375 against 359-362 us, p = 20 1467-1470 against 1426-1429):
-// at 3-4 blocks an SM their shared memory leaves L1 too little room for the fragments of
-// a dozen warps' degrees (up to 12.8 KB each), so the prefetched lines do not stay.
+// every p = 11-20 (p = 11 372-375 against 359-362 us, p = 20 1467-1470 against 1426-1429).
+// Not profiled; a likely cause: at 3-4 blocks an SM their shared memory leaves L1 little
+// room for the fragments of a dozen warps' degrees (up to 12.8 KB each).
 /// Lowest order `automatic` gives the wide schedule (double): from p = 11 it beats the split
 /// schedule (above); at 9 and 10 the two are within 2%.
 inline constexpr int wide_min_order = 11;
