@@ -239,11 +239,6 @@ __device__ __forceinline__ unsigned smem_slot(unsigned x) {
   return ::wham::reference::fused_layout::slot(x, LogE, Padded);
 }
 
-template <int LogE>
-__device__ __forceinline__ unsigned swizzle(unsigned x) {
-  return ::wham::reference::fused_layout::swizzled_slot(x, LogE);
-}
-
 /// Orders a segment's shared-memory round trip: a segment of at most 32 threads
 /// lies within one warp (TPS divides 32, segments are consecutive threads), so
 /// its warp synchronises alone instead of waiting at a block barrier for the
@@ -330,18 +325,18 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[
       }
     }
 #pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = seg[swizzle<LogE>(xs[j])];
+    for (int j = 0; j < E; ++j) v[j] = seg[smem_slot<LogE, false>(xs[j])];
     register_butterflies<G>(v);
     if constexpr (B + G < LogN) {
 #pragma unroll
-      for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
+      for (int j = 0; j < E; ++j) seg[smem_slot<LogE, false>(xs[j])] = v[j];
       segment_sync<TPS, Named>(warp_lanes(), s_local);
       fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output,
                                                                   g_seg, active, scale);
     } else if constexpr (Linear) {
       // Back to the positions this thread just read: no other thread touches them.
 #pragma unroll
-      for (int j = 0; j < E; ++j) seg[swizzle<LogE>(xs[j])] = v[j];
+      for (int j = 0; j < E; ++j) seg[smem_slot<LogE, false>(xs[j])] = v[j];
     } else if (active) {
 #pragma unroll
       for (int j = 0; j < E; ++j) {
