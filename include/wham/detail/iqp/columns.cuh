@@ -46,9 +46,10 @@ namespace wham::detail::iqp {
 /// Row bits stage A transforms in registers (16 elements a thread).
 inline constexpr int columns_hi = 4;
 inline constexpr int columns_threads = 256;
-/// The phases and stage A in complex<double> whatever the output type (4 butterfly
-/// stages: cheap), rounded once at the store.
-using columns_value = cuda::std::complex<double>;
+/// Stage A computes in the output type: the product form's factors are formed in double
+/// and rounded (unit_phase's Precise), as the fused kernels do; complex64 in double would
+/// put about 34 FP64 operations an amplitude on a pipe that runs at half the float rate
+/// (the write floor of complex64 leaves about 0.36 SM cycles an amplitude on the H200).
 
 /// Stage B's block shape: the fused kernel's for loaded rows of 2^Lo in Out.
 template <class Out, int Lo>
@@ -73,7 +74,7 @@ __device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, st
   namespace ref = ::wham::reference::iqp_columns;
   constexpr int n = Lo + columns_hi;
   constexpr int E = 1 << columns_hi;
-  using C = columns_value;
+  using C = Out;
   const unsigned x0 = c0 + threadIdx.x;
   const double* p = reinterpret_cast<const double*>(warp_table);
   const C* w = reinterpret_cast<const C*>(warp_table + input.table_w_offset());
@@ -98,7 +99,7 @@ __device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, st
   wht::register_butterflies<columns_hi>(v);
   Out* const dst = out + (row << n) + x0;
 #pragma unroll
-  for (int l = 0; l < E; ++l) dst[std::int64_t(l) << Lo] = wht::convert<Out>(v[l]);
+  for (int l = 0; l < E; ++l) dst[std::int64_t(l) << Lo] = v[l];
 }
 
 template <class Out, int Lo, int K, class Input>
@@ -107,7 +108,7 @@ __global__ void __launch_bounds__(columns_threads, 2)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int n = Lo + columns_hi;
   constexpr int E = 1 << columns_hi;
-  using C = columns_value;
+  using C = Out;
   using stage_b = columns_stage_b<Out, Lo>;
   constexpr int tiles = (1 << Lo) / columns_threads;
   constexpr int blocks_b = E / stage_b::segments_per_block;
@@ -173,9 +174,9 @@ inline void launch_columns_n(const phase_input<P, Out>& input, Out* out, std::in
       throw_invalid_argument("iqp_encode (columns-first schedule)", "batch", rows,
                              "1..(2^31 - 1) / " + std::to_string(K));
     }
-    // The phases in complex<double>, the 2^-n in them.
-    phase_input<P, columns_value, n> in{input.params, input.per_sample, n, input.pairs,
-                                        input.batch, std::ldexp(1.0, -n)};
+    // The 2^-n in the phases (exact: a power of two).
+    phase_input<P, Out, n> in{input.params, input.per_sample, n, input.pairs, input.batch,
+                              static_cast<wht::real_t<Out>>(std::ldexp(1.0, -n))};
     auto kernel = columns_resident_kernel<Out, Lo, K, decltype(in)>;
     const std::size_t tables =
         std::size_t(columns_threads / 32) * in.template warp_table_bytes<E>();
