@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(columns_threads, 2)
   // Stage B, in place; the shared memory of the tables is free again (every thread of
   // the block passed the cluster barrier).
   const wht::loaded_input<Out, Out> in_b{out};
-  const wht::stored_output<Out, Out> out_b{out};
+  const wht::stored_output<Out, Out, false> out_b{out};  // 2^-n is in the phases
   for (int b = rank; b < blocks_b; b += K) {
     if (b != rank) __syncthreads();  // the previous segment's shared memory
     wht::fused_block<Out, Lo>(in_b, out_b, row * blocks_b + b, rows << columns_hi,
