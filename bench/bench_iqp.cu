@@ -20,9 +20,11 @@
 namespace {
 
 constexpr std::int64_t large_bytes = std::int64_t(512) << 20;
-/// Path argument 5: the columns-first schedule (wham/detail/iqp/columns.cuh), which no
-/// dispatch takes yet: timed here beside `automatic`.
+/// Path arguments 5 and 6: the columns-first schedules (wham/detail/iqp/columns.cuh),
+/// resident (clusters) and streamed (a cooperative kernel), which no dispatch takes yet:
+/// timed here beside `automatic`.
 constexpr std::int64_t columns_path = 5;
+constexpr std::int64_t streamed_path = 6;
 
 /// args: n, batch (0 = large: the smallest batch whose output is >= 512 MiB), path
 /// (wham::iqp_path: 0 automatic, 1 fused, 2 kronecker, 3 baseline, 4 product; the
@@ -35,16 +37,22 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
   const std::int64_t dim = std::int64_t(1) << n;
   std::int64_t batch = state.range(1);
   if (batch == 0) batch = std::max<std::int64_t>(1, (large_bytes + dim * std::int64_t(sizeof(Out)) - 1) / (dim * std::int64_t(sizeof(Out))));
-  const bool columns = state.range(2) == columns_path;
+  const bool resident = state.range(2) == columns_path;
+  const bool streamed = state.range(2) == streamed_path;
+  const bool columns = resident || streamed;
   const auto path = columns ? wham::iqp_path::automatic : static_cast<wham::iqp_path>(state.range(2));
-  if (columns ? !(variant == wham::iqp_variant::iqp && wham::detail::iqp::columns_serves<Out>(n))
-              : !wham::iqp_path_serves<Out>(path, n, variant)) {
+  const bool serves =
+      !columns ? wham::iqp_path_serves<Out>(path, n, variant)
+               : variant == wham::iqp_variant::iqp &&
+                     (resident ? wham::detail::iqp::columns_serves<Out>(n)
+                               : wham::detail::iqp::columns_streamed_serves<Out>(n));
+  if (!serves) {
     state.SkipWithError("path does not serve n");
     return;
   }
-  // What automatic resolved to: 1 fused, 2 kronecker, 3 baseline, 4 product (5: columns).
+  // What automatic resolved to: 1 fused, 2 kronecker, 3 baseline, 4 product (5, 6: columns).
   state.counters["resolved_path"] =
-      columns ? double(columns_path)
+      columns ? double(state.range(2))
               : double(static_cast<int>(path == wham::iqp_path::automatic
                                             ? wham::iqp_automatic_path<Out>(n, batch, variant)
                                             : path));
@@ -72,8 +80,13 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
   const double t =
       columns ? wham_bench::run_manual(state, stream,
                                        [&] {
-                                         wham::detail::iqp::launch_columns<Out>(
-                                             n, batch, columns_input, states.data(), stream);
+                                         if (resident) {
+                                           wham::detail::iqp::launch_columns<Out>(
+                                               n, batch, columns_input, states.data(), stream);
+                                         } else {
+                                           wham::detail::iqp::launch_columns_streamed<Out>(
+                                               n, batch, columns_input, states.data(), stream);
+                                         }
                                        })
               : wham_bench::run_manual(state, stream, run(path));
   wham_bench::set_common_counters(state, t, double(size.bytes), floor_s);
@@ -120,6 +133,7 @@ void iqp_args(benchmark::internal::Benchmark* b) {
         b->Args({n, batch, static_cast<std::int64_t>(path)});
       }
       if (n >= 14 && n <= 17) b->Args({n, batch, columns_path});
+      if (n >= 16) b->Args({n, batch, streamed_path});
     }
   }
   b->ArgNames({"n", "batch", "path"});

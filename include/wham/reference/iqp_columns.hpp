@@ -78,4 +78,44 @@ WHAM_IQP_COLUMNS_HD double row_couplings(const double* p, int n, bool pairs, int
   return w;
 }
 
+// ---- stage A's tile with M mid bits (the streamed schedule) ------------------------
+// Rows of 2^n, n = Lo + M + 4: the 4 top bits [Lo + M, n) in a thread's registers, the M
+// mid bits [Lo, Lo + M) across the threads of a block, the Lo low bits left to stage B.
+// A tile is C = T >> M adjacent columns (T threads a block) x every mid and top value.
+//  - first, thread t makes the 16 phases of column x0 = a_column(...) (mid m = t / C,
+//    column c = t % C) and transforms the top bits, then writes them to the block's
+//    exchange buffer at exchange_slot(m, l, c);
+//  - then thread t's register j holds mid j % 2^M, top (t / C) * (16 >> M) + j / 2^M of
+//    column c: it transforms the mid bits (register bits [0, M)) and stores each at
+//    element(...): neighbouring lanes, neighbouring columns.
+
+/// Columns a tile: T >> M.
+WHAM_IQP_COLUMNS_HD constexpr int tile_columns(int M, int T = 256) { return T >> M; }
+
+/// The column (bits below Lo + M) whose 16 phases thread t of tile `tile` makes.
+WHAM_IQP_COLUMNS_HD constexpr unsigned a_column(int Lo, int M, unsigned tile, unsigned t,
+                                                int T = 256) {
+  const unsigned C = unsigned(tile_columns(M, T));
+  return tile * C + t % C + ((t / C) << Lo);
+}
+
+/// Slot of (mid m, top l, column c) in the tile's exchange buffer (16 T values).
+WHAM_IQP_COLUMNS_HD constexpr unsigned exchange_slot(int M, unsigned m, unsigned l, unsigned c,
+                                                     int T = 256) {
+  return (m * 16u + l) * unsigned(tile_columns(M, T)) + c;
+}
+
+/// After the exchange: the mid and the top of thread t's register j (its column: t % C).
+WHAM_IQP_COLUMNS_HD constexpr unsigned b_mid(int M, unsigned j) { return j & ((1u << M) - 1u); }
+WHAM_IQP_COLUMNS_HD constexpr unsigned b_top(int M, unsigned t, unsigned j, int T = 256) {
+  return (t / unsigned(tile_columns(M, T))) * (16u >> M) + (j >> M);
+}
+
+/// Index within the row of (column c of tile `tile`, mid m, top l).
+WHAM_IQP_COLUMNS_HD constexpr std::uint64_t element(int Lo, int M, unsigned tile, unsigned c,
+                                                    unsigned m, unsigned l, int T = 256) {
+  return std::uint64_t(tile) * unsigned(tile_columns(M, T)) + c + (std::uint64_t(m) << Lo) +
+         (std::uint64_t(l) << (Lo + M));
+}
+
 }  // namespace wham::reference::iqp_columns

@@ -67,19 +67,49 @@ inline constexpr bool columns_shape_fits =
 template <int Lo>
 inline constexpr int columns_cluster = ((1 << Lo) / columns_threads) < 8 ? ((1 << Lo) / columns_threads) : 8;
 
-/// Stage A for the tile of columns_threads columns starting at column c0 of row `row`.
-template <class Out, int Lo, class Input>
-__device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, std::int64_t row,
-                                                unsigned c0, const unsigned char* warp_table) {
-  namespace ref = ::wham::reference::iqp_columns;
-  constexpr int n = Lo + columns_hi;
+/// Fills the calling warp's table for row `row` of n qubits: the row's parameters, then
+/// w(l) for the 16 values of the 4 top qubits [S, S + 4) (lanes < 16). Every lane of the
+/// warp calls it; it synchronises the warp before (the previous table read) and after.
+template <int n, int S, class Input>
+__device__ __forceinline__ void columns_table(const Input& input, unsigned char* table,
+                                              std::int64_t row) {
+  // The input's value type (its prescale is the real type of it).
+  using Z = cuda::std::complex<cuda::std::remove_cv_t<decltype(input.prescale)>>;
   constexpr int E = 1 << columns_hi;
+  __syncwarp();
+  input.template prepare<E>(table, row << n);
+  const unsigned lane = threadIdx.x & 31u;
+  if (input.pairs && lane < unsigned(E)) {
+    const double* p = reinterpret_cast<const double*>(table);
+    reinterpret_cast<Z*>(table + input.table_w_offset())[lane] = unit_phase<Z, true>(
+        ::wham::reference::iqp_columns::row_couplings<columns_hi>(p, n, true, S, lane));
+  }
+  __syncwarp();
+}
+
+/// Stage A for tile `tile` of row `row` (rows of 2^n, n = Lo + M + 4: reference/
+/// iqp_columns.hpp's tile layout): the 16 phases of a column by products, the 4 top bits
+/// in registers, then (M > 0) the M mid bits after one exchange through `exchange` (16
+/// values a thread; the caller orders its reuse), and the stores.
+template <class Out, int Lo, int M, class Input>
+__device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, std::int64_t row,
+                                                unsigned tile, const unsigned char* warp_table,
+                                                Out* exchange) {
+  namespace ref = ::wham::reference::iqp_columns;
+  constexpr int S = Lo + M;  // the top bits' position
+  constexpr int n = S + columns_hi;
+  constexpr int E = 1 << columns_hi;
+  constexpr int T = columns_threads;
+  constexpr int Cols = ref::tile_columns(M, T);
+  // The low bits of a column that are a lane's own (the others are the same across a warp).
+  constexpr int lane_bits = wht::ilog2(Cols) < 5 ? wht::ilog2(Cols) : 5;
   using C = Out;
-  const unsigned x0 = c0 + threadIdx.x;
+  const unsigned t = threadIdx.x;
+  const unsigned x0 = ref::a_column(Lo, M, tile, t, T);
   const double* p = reinterpret_cast<const double*>(warp_table);
   const C* w = reinterpret_cast<const C*>(warp_table + input.table_w_offset());
   double base, f[columns_hi];
-  ref::angles<columns_hi>(p, n, input.pairs, Lo, x0, base, f);
+  ref::angles<columns_hi, lane_bits>(p, n, input.pairs, S, x0, base, f);
   C fac[columns_hi];
 #pragma unroll
   for (int i = 0; i < columns_hi; ++i) fac[i] = unit_phase<C, true>(f[i]);
@@ -93,13 +123,33 @@ __device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, st
   if (input.pairs) {
 #pragma unroll
     for (int l = 3; l < E; ++l) {
-      if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);  // two or more row qubits set
+      if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);  // two or more top qubits set
     }
   }
   wht::register_butterflies<columns_hi>(v);
-  Out* const dst = out + (row << n) + x0;
+  Out* const row_out = out + (row << n);
+  if constexpr (M == 0) {
+    Out* const dst = row_out + x0;
 #pragma unroll
-  for (int l = 0; l < E; ++l) dst[std::int64_t(l) << Lo] = v[l];
+    for (int l = 0; l < E; ++l) dst[std::int64_t(l) << Lo] = v[l];
+  } else {
+    const unsigned c = t % Cols;
+    const unsigned m = t / Cols;
+#pragma unroll
+    for (int l = 0; l < E; ++l) exchange[ref::exchange_slot(M, m, unsigned(l), c, T)] = v[l];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      v[j] = exchange[ref::exchange_slot(M, ref::b_mid(M, unsigned(j)),
+                                         ref::b_top(M, t, unsigned(j), T), c, T)];
+    }
+    wht::register_butterflies<M>(v);
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      row_out[ref::element(Lo, M, tile, c, ref::b_mid(M, unsigned(j)),
+                           ref::b_top(M, t, unsigned(j), T), T)] = v[j];
+    }
+  }
 }
 
 template <class Out, int Lo, int K, class Input>
@@ -108,7 +158,6 @@ __global__ void __launch_bounds__(columns_threads, 2)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int n = Lo + columns_hi;
   constexpr int E = 1 << columns_hi;
-  using C = Out;
   using stage_b = columns_stage_b<Out, Lo>;
   constexpr int tiles = (1 << Lo) / columns_threads;
   constexpr int blocks_b = E / stage_b::segments_per_block;
@@ -118,19 +167,12 @@ __global__ void __launch_bounds__(columns_threads, 2)
   const int rank = static_cast<int>(cluster.block_rank());
   const std::int64_t row = std::int64_t(blockIdx.x) / K;
 
-  // Stage A. Each warp copies the row's parameters to its table and makes w (lanes < 16).
+  // Stage A. Each warp copies the row's parameters to its table and makes w.
   unsigned char* const table =
       smem_raw + (threadIdx.x / 32) * input.template warp_table_bytes<E>();
-  input.template prepare<E>(table, row << n);
-  const unsigned lane = threadIdx.x & 31u;
-  if (input.pairs && lane < unsigned(E)) {
-    const double* p = reinterpret_cast<const double*>(table);
-    reinterpret_cast<C*>(table + input.table_w_offset())[lane] = unit_phase<C, true>(
-        ::wham::reference::iqp_columns::row_couplings<columns_hi>(p, n, true, Lo, lane));
-  }
-  __syncwarp();
+  columns_table<n, Lo>(input, table, row);
   for (int t = rank; t < tiles; t += K) {
-    columns_stage_a<Out, Lo>(input, out, row, unsigned(t) * columns_threads, table);
+    columns_stage_a<Out, Lo, 0>(input, out, row, unsigned(t), table, nullptr);
   }
   // Release / acquire at cluster scope: the row's stage-A stores are visible below.
   cluster.sync();
@@ -145,6 +187,84 @@ __global__ void __launch_bounds__(columns_threads, 2)
                               wht::real_t<Out>(1), wht::no_tables, smem_raw);
   }
 #endif
+}
+
+// ---- the streamed schedule: every block of the GPU on a chunk of rows at a time -------
+// Rows of 2^n, n = Lo + M + 4 (M mid bits: up to 16 MiB rows), as one cooperative
+// kernel of as many blocks as the GPU holds at once. Phase k runs stage A over chunk k
+// (chunk_rows rows) and stage B over chunk k - 1, then a grid barrier: stage B reads
+// what stage A wrote one phase before, and two chunks (chunk_bytes each) stay in L2.
+// The clusters of the resident schedule cannot do this for rows of several MiB: the
+// clusters the GPU holds at once would keep more rows in flight than L2 holds.
+
+/// Mid bits of the streamed schedule: rows of 2^(Lo + M + 4), Lo = columns_streamed_lo.
+template <class Out>
+inline constexpr int columns_streamed_lo = sizeof(Out) >= 16 ? 12 : 13;
+inline constexpr int columns_streamed_max_mid = 4;
+/// Bytes of rows a phase (tuning, not yet measured): a quarter of the L2 (15 MB on the
+/// H200), so that two chunks leave half of it to everything else; at least one row.
+inline std::int64_t columns_chunk_rows(int n, std::size_t out_bytes) {
+  const std::int64_t row_bytes = std::int64_t(out_bytes) << n;
+  const std::int64_t chunk = std::int64_t(current_device_limits().l2_bytes / 4);
+  return chunk > row_bytes ? chunk / row_bytes : 1;
+}
+
+/// Shared memory of the streamed kernel: stage A's exchange buffer (M > 0) or stage B's
+/// segments from 0, the warp tables after both (they outlive a phase).
+template <class Out, int Lo, int M>
+struct columns_streamed_smem {
+  static constexpr std::size_t exchange = M > 0 ? std::size_t(16) * columns_threads * sizeof(Out) : 0;
+  static constexpr std::size_t stage_b = columns_stage_b<Out, Lo>::smem_bytes;
+  static constexpr std::size_t tables_offset =
+      ((exchange > stage_b ? exchange : stage_b) + 15) & ~std::size_t(15);
+};
+
+template <class Out, int Lo, int M, class Input>
+__global__ void __launch_bounds__(columns_threads, 2)
+    columns_streamed_kernel(Input input, Out* out, std::int64_t rows, std::int64_t chunk_rows) {
+  constexpr int S = Lo + M;
+  constexpr int n = S + columns_hi;
+  constexpr int E = 1 << columns_hi;
+  using stage_b = columns_stage_b<Out, Lo>;
+  constexpr int tiles = (1 << Lo) / ::wham::reference::iqp_columns::tile_columns(M, columns_threads);
+  constexpr int blocks_b = (1 << (M + columns_hi)) / stage_b::segments_per_block;
+  namespace cg = cooperative_groups;
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  Out* const exchange = reinterpret_cast<Out*>(smem_raw);
+  unsigned char* const table = smem_raw + columns_streamed_smem<Out, Lo, M>::tables_offset +
+                               (threadIdx.x / 32) * input.template warp_table_bytes<E>();
+  const wht::loaded_input<Out, Out> in_b{out};
+  const wht::stored_output<Out, Out, false> out_b{out};  // 2^-n is in the phases
+  const std::int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  std::int64_t table_row = -1;
+  for (std::int64_t phase = 0; phase <= chunks; ++phase) {
+    if (phase < chunks) {
+      const std::int64_t r0 = phase * chunk_rows;
+      const std::int64_t items = (rows - r0 < chunk_rows ? rows - r0 : chunk_rows) * tiles;
+      for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
+        const std::int64_t row = r0 + i / tiles;
+        if (row != table_row) {  // the same for the whole block
+          columns_table<n, S>(input, table, row);
+          table_row = row;
+        }
+        __syncthreads();  // the exchange buffer (M > 0) or stage B's shared memory is free
+        columns_stage_a<Out, Lo, M>(input, out, row, unsigned(i % tiles), table, exchange);
+      }
+    }
+    if (phase > 0) {
+      const std::int64_t r0 = (phase - 1) * chunk_rows;
+      const std::int64_t items = (rows - r0 < chunk_rows ? rows - r0 : chunk_rows) * blocks_b;
+      for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
+        __syncthreads();  // stage A's exchange or the previous segment's shared memory
+        wht::fused_block<Out, Lo>(in_b, out_b, r0 * blocks_b + i, rows << (M + columns_hi),
+                                  wht::real_t<Out>(1), wht::no_tables, smem_raw);
+      }
+    }
+    // Orders every stage-A store of this phase before the next phase's stage B (and
+    // stage B's reads before the next stage A, which writes other rows: not needed).
+    if (phase < chunks) grid.sync();
+  }
 }
 
 /// Whether the columns-first schedule serves rows of 2^n qubits of Out on this device.
@@ -204,6 +324,73 @@ inline void launch_columns(int n, std::int64_t rows, const phase_input<P, Out>& 
     default:
       throw_invalid_argument("iqp_encode (columns-first schedule)", "num_qubits", n,
                              std::to_string(10 + columns_hi) + ".." + std::to_string(13 + columns_hi));
+  }
+}
+
+
+/// Whether the streamed schedule serves rows of 2^n qubits of Out on this device:
+/// n = Lo + 4 .. Lo + 8 (Lo: columns_streamed_lo), and a device with cooperative launch.
+template <class Out>
+inline bool columns_streamed_serves(int n) {
+  constexpr int Lo = columns_streamed_lo<Out>;
+  if (!columns_shape_fits<Out, Lo> || current_device_limits().cc_major < 9) return false;
+  return n >= Lo + columns_hi && n <= Lo + columns_hi + columns_streamed_max_mid;
+}
+
+template <class Out, int M, class P>
+inline void launch_columns_streamed_n(const phase_input<P, Out>& input, Out* out,
+                                      std::int64_t rows, cudaStream_t stream) {
+  constexpr int Lo = columns_streamed_lo<Out>;
+  constexpr int n = Lo + M + columns_hi;
+  constexpr int E = 1 << columns_hi;
+  static_assert(columns_shape_fits<Out, Lo>, "stage B's block shape");
+  if (rows < 1) {
+    throw_invalid_argument("iqp_encode (streamed columns-first schedule)", "batch", rows, ">= 1");
+  }
+  phase_input<P, Out, n> in{input.params, input.per_sample, n, input.pairs, input.batch,
+                            static_cast<wht::real_t<Out>>(std::ldexp(1.0, -n))};
+  auto kernel = columns_streamed_kernel<Out, Lo, M, decltype(in)>;
+  const std::size_t smem = columns_streamed_smem<Out, Lo, M>::tables_offset +
+                           std::size_t(columns_threads / 32) * in.template warp_table_bytes<E>();
+  ensure_dynamic_smem(kernel, smem);
+  // Every block resident at once (a cooperative launch): as many as the SMs hold.
+  int per_sm = 0;
+  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, columns_threads, smem));
+  if (per_sm < 1) {
+    throw error("wham: the streamed columns-first schedule does not fit an SM of this device");
+  }
+  const std::int64_t chunk_rows = columns_chunk_rows(n, sizeof(Out));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(per_sm * current_device_limits().sm_count));
+  config.blockDim = dim3(columns_threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  WHAM_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, in, out, rows, chunk_rows));
+}
+
+/// Encodes `rows` samples of n qubits with the streamed schedule (columns_streamed_serves):
+/// `input` as iqp_encode builds it (its prescale ignored: the schedule applies 2^-n).
+template <class Out, class P>
+inline void launch_columns_streamed(int n, std::int64_t rows, const phase_input<P, Out>& input,
+                                    Out* out, cudaStream_t stream) {
+  constexpr int Lo = columns_streamed_lo<Out>;
+  if (!columns_streamed_serves<Out>(n)) {
+    throw_invalid_argument("iqp_encode (streamed columns-first schedule)", "num_qubits", n,
+                           std::to_string(Lo + columns_hi) + ".." +
+                               std::to_string(Lo + columns_hi + columns_streamed_max_mid) +
+                               " on a device of compute capability 9.0 or later");
+  }
+  switch (n - Lo - columns_hi) {
+    case 0: return launch_columns_streamed_n<Out, 0>(input, out, rows, stream);
+    case 1: return launch_columns_streamed_n<Out, 1>(input, out, rows, stream);
+    case 2: return launch_columns_streamed_n<Out, 2>(input, out, rows, stream);
+    case 3: return launch_columns_streamed_n<Out, 3>(input, out, rows, stream);
+    default: return launch_columns_streamed_n<Out, 4>(input, out, rows, stream);
   }
 }
 
