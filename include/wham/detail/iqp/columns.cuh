@@ -39,7 +39,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 namespace wham::detail::iqp {
 
@@ -337,6 +340,27 @@ inline bool columns_streamed_serves(int n) {
   return n >= Lo + columns_hi && n <= Lo + columns_hi + columns_streamed_max_mid;
 }
 
+/// Blocks of `kernel` an SM holds at once with `threads` threads and `smem` bytes, cached
+/// per kernel and device; throws where none fits.
+template <class Kernel>
+inline int cooperative_blocks_per_sm(Kernel kernel, int threads, std::size_t smem) {
+  static std::map<std::pair<const void*, int>, int> known;
+  static std::mutex m;
+  const auto key =
+      std::make_pair(reinterpret_cast<const void*>(kernel), current_device_limits().device);
+  std::lock_guard<std::mutex> lock(m);
+  auto it = known.find(key);
+  if (it == known.end()) {
+    int per_sm = 0;
+    WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    it = known.emplace(key, per_sm).first;
+  }
+  if (it->second < 1) {
+    throw error("wham: the streamed columns-first schedule does not fit an SM of this device");
+  }
+  return it->second;
+}
+
 template <class Out, int M, class P>
 inline void launch_columns_streamed_n(const phase_input<P, Out>& input, Out* out,
                                       std::int64_t rows, cudaStream_t stream) {
@@ -353,12 +377,9 @@ inline void launch_columns_streamed_n(const phase_input<P, Out>& input, Out* out
   const std::size_t smem = columns_streamed_smem<Out, Lo, M>::tables_offset +
                            std::size_t(columns_threads / 32) * in.template warp_table_bytes<E>();
   ensure_dynamic_smem(kernel, smem);
-  // Every block resident at once (a cooperative launch): as many as the SMs hold.
-  int per_sm = 0;
-  WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, columns_threads, smem));
-  if (per_sm < 1) {
-    throw error("wham: the streamed columns-first schedule does not fit an SM of this device");
-  }
+  // Every block resident at once (a cooperative launch): as many as the SMs hold, asked
+  // once per kernel and device (a host call on every launch would add to small batches).
+  const int per_sm = cooperative_blocks_per_sm(kernel, columns_threads, smem);
   const std::int64_t chunk_rows = columns_chunk_rows(n, sizeof(Out));
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(per_sm * current_device_limits().sm_count));
