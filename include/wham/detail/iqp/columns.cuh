@@ -1,7 +1,8 @@
 /// \file wham/detail/iqp/columns.cuh
-/// \brief The columns-first resident schedule of the IQP encoder (sm_90): rows of
-/// 2^n, n = Lo + 4, Lo = 10..13, as one cluster of K blocks a row, the Kronecker
-/// split taken high bits first.
+/// \brief The columns-first schedules of the IQP encoder (sm_90), the Kronecker split
+/// taken high bits first: resident (rows of 2^n, n = Lo + 4, Lo = 10..13, one cluster of
+/// K blocks a row) and streamed (n = Lo + 4 .. Lo + 8, one cooperative kernel, chunks of
+/// rows a phase; its section below).
 ///
 /// H_n = H_hi (x) H_lo in the other order from the Kronecker path (kronecker.cuh, whose
 /// stage 0 makes the phases and runs the Lo-bit transform on chip, then a strided stage
@@ -21,8 +22,8 @@
 /// The 2^-n scale is folded into the phases (exact: a power of two).
 ///
 /// Not yet measured on a GPU (written 2026-12-05 in a session without one): selected by no
-/// dispatch; bench_iqp times it beside `automatic` (path 5) and test_iqp_columns_gpu checks
-/// it against the host reference.
+/// dispatch; bench_iqp times them beside `automatic` (paths 5 and 6) and
+/// test_iqp_columns_gpu checks them against the host reference.
 #pragma once
 
 #include <wham/detail/device.cuh>
