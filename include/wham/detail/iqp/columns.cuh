@@ -119,17 +119,8 @@ __device__ __forceinline__ void columns_stage_a(const Input& input, Out* out, st
   for (int i = 0; i < columns_hi; ++i) fac[i] = unit_phase<C, true>(f[i]);
   C v[E];
   v[0] = unit_phase<C, true>(base) * input.prescale;
-#pragma unroll
-  for (int l = 1; l < E; ++l) {
-    const int top = wht::ilog2(l);
-    v[l] = cmul(v[l - (1 << top)], fac[top]);
-  }
-  if (input.pairs) {
-#pragma unroll
-    for (int l = 3; l < E; ++l) {
-      if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);  // two or more top qubits set
-    }
-  }
+  expand_products(v, fac);
+  if (input.pairs) apply_couplings(v, w);  // two or more top qubits set
   wht::register_butterflies<columns_hi>(v);
   Out* const row_out = out + (row << n);
   if constexpr (M == 0) {
