@@ -7,7 +7,6 @@
 // kernel that also reads the parameters (the traffic the write floor leaves out), and
 // io_bound, the most floor_frac can be given that read. BM_iqp_float_params: complex64
 // from float parameters at large batch, n = 4..13.
-#include <wham/detail/iqp/columns.cuh>
 #include <wham/iqp.cuh>
 
 #include "common.cuh"
@@ -20,11 +19,6 @@
 namespace {
 
 constexpr std::int64_t large_bytes = std::int64_t(512) << 20;
-/// Path arguments 5 and 6: the columns-first schedules (wham/detail/iqp/columns.cuh),
-/// resident (clusters) and streamed (a cooperative kernel), which no dispatch takes yet:
-/// timed here beside `automatic`.
-constexpr std::int64_t columns_path = 5;
-constexpr std::int64_t streamed_path = 6;
 
 /// args: n, batch (0 = large: the smallest batch whose output is >= 512 MiB), path
 /// (wham::iqp_path: 0 automatic, 1 fused, 2 kronecker, 3 baseline, 4 product; the
@@ -37,25 +31,14 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
   const std::int64_t dim = std::int64_t(1) << n;
   std::int64_t batch = state.range(1);
   if (batch == 0) batch = std::max<std::int64_t>(1, (large_bytes + dim * std::int64_t(sizeof(Out)) - 1) / (dim * std::int64_t(sizeof(Out))));
-  const bool resident = state.range(2) == columns_path;
-  const bool streamed = state.range(2) == streamed_path;
-  const bool columns = resident || streamed;
-  const auto path = columns ? wham::iqp_path::automatic : static_cast<wham::iqp_path>(state.range(2));
-  const bool serves =
-      !columns ? wham::iqp_path_serves<Out>(path, n, variant)
-               : variant == wham::iqp_variant::iqp &&
-                     (resident ? wham::detail::iqp::columns_serves<Out>(n)
-                               : wham::detail::iqp::columns_streamed_serves<Out>(n));
-  if (!serves) {
+  const auto path = static_cast<wham::iqp_path>(state.range(2));
+  if (!wham::iqp_path_serves<Out>(path, n, variant)) {
     state.SkipWithError("path does not serve n");
     return;
   }
-  // What automatic resolved to: 1 fused, 2 kronecker, 3 baseline, 4 product (5, 6: columns).
-  state.counters["resolved_path"] =
-      columns ? double(state.range(2))
-              : double(static_cast<int>(path == wham::iqp_path::automatic
-                                            ? wham::iqp_automatic_path<Out>(n, batch, variant)
-                                            : path));
+  // What automatic resolved to: 1 fused, 2 kronecker, 3 baseline, 4 product.
+  state.counters["resolved_path"] = double(static_cast<int>(
+      path == wham::iqp_path::automatic ? wham::iqp_automatic_path<Out>(n, batch, variant) : path));
   const std::int64_t per = wham::iqp_num_params(n, variant);
   wham_test::device_buffer<Param> params(static_cast<std::size_t>(per * batch));
   wham_bench::fill_uniform(params.data(), params.size());
@@ -75,20 +58,7 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
       wham_bench::read_write_floor(params.data(), param_bytes, states.data(), size.bytes, stream);
   // The baseline once per case, few repetitions where it is slow.
   const double base_s = wham_bench::median_time(stream, run(wham::iqp_path::baseline), large ? 3 : 7, 1);
-  const wham::detail::iqp::phase_input<Param, Out> columns_input{
-      params.data(), per, n, variant == wham::iqp_variant::iqp, batch};
-  const double t =
-      columns ? wham_bench::run_manual(state, stream,
-                                       [&] {
-                                         if (resident) {
-                                           wham::detail::iqp::launch_columns<Out>(
-                                               n, batch, columns_input, states.data(), stream);
-                                         } else {
-                                           wham::detail::iqp::launch_columns_streamed<Out>(
-                                               n, batch, columns_input, states.data(), stream);
-                                         }
-                                       })
-              : wham_bench::run_manual(state, stream, run(path));
+  const double t = wham_bench::run_manual(state, stream, run(path));
   wham_bench::set_common_counters(state, t, double(size.bytes), floor_s);
   state.counters["speedup_vs_baseline"] = t > 0 ? base_s / t : 0.0;
   state.counters["baseline_us"] = base_s * 1e6;
@@ -132,8 +102,6 @@ void iqp_args(benchmark::internal::Benchmark* b) {
       for (auto path : {wham::iqp_path::automatic, wham::iqp_path::kronecker}) {
         b->Args({n, batch, static_cast<std::int64_t>(path)});
       }
-      if (n >= 14 && n <= 17) b->Args({n, batch, columns_path});
-      if (n >= 16) b->Args({n, batch, streamed_path});
     }
   }
   b->ArgNames({"n", "batch", "path"});

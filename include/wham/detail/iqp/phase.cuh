@@ -148,28 +148,6 @@ __device__ __forceinline__ V cmul(const V& a, const V& b) {
   }
 }
 
-/// The product form's expansion: v[l] = v[0] * prod_{i in l} fac[i] for l = 1 .. E - 1
-/// (E = 2^L), each from the element with l's highest bit cleared (one product each).
-template <class V, int E, int L>
-__device__ __forceinline__ void expand_products(V (&v)[E], const V (&fac)[L]) {
-  static_assert(E == (1 << L), "one factor a register bit");
-#pragma unroll
-  for (int l = 1; l < E; ++l) {
-    const int top = wht::ilog2(l);  // highest set bit of l: folds at compile time
-    v[l] = cmul(v[l - (1 << top)], fac[top]);
-  }
-}
-
-/// The couplings among the register qubits: v[l] *= w[l] where l sets two or more of them
-/// (w: exp(i sum_{k < i in l} J_ki), a table of E).
-template <class V, int E>
-__device__ __forceinline__ void apply_couplings(V (&v)[E], const V* w) {
-#pragma unroll
-  for (int l = 3; l < E; ++l) {
-    if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);
-  }
-}
-
 /// Input policy: E contiguous amplitudes exp(i theta(x)) of one sample.
 ///   params      row-major [batch][per_sample], float or double
 ///   n           qubits (row length 2^n)
@@ -411,10 +389,17 @@ struct phase_input {
     v[0] = unit_phase<V, true>(base) * prescale;
     V* const w_out = reinterpret_cast<V*>(warp_table + table_w_offset());
     if (pairs && lane < unsigned(E)) w_out[lane] = unit_phase<V, true>(theta_w);
-    expand_products(v, fac);
+#pragma unroll
+    for (int l = 1; l < E; ++l) {
+      const int top = wht::ilog2(l);  // highest set bit of l: folds at compile time
+      v[l] = cmul(v[l - (1 << top)], fac[top]);
+    }
     if (pairs) {
       __syncwarp();  // every lane's W written (the whole warp loads: one sample)
-      apply_couplings(v, w);
+#pragma unroll
+      for (int l = 3; l < E; ++l) {
+        if ((l & (l - 1)) != 0) v[l] = cmul(v[l], w[l]);  // two or more low qubits set
+      }
       __syncwarp();  // read before any later load() of this warp writes W again
     }
   }
