@@ -18,7 +18,11 @@
 #   WHAM_SANITIZE_FILTER (one Catch2 test spec; commas separate alternatives; a binary
 #   where it matches no test case fails the run, so name the binaries that hold it in
 #   WHAM_SANITIZE_BINARIES), WHAM_SANITIZE_BINARIES (names of the
-#   test binaries to sanitize; default: all). A long run can be split over two calls:
+#   test binaries to sanitize; default: all), WHAM_SANITIZE_SPLIT (binaries whose
+#   test cases each run under the sanitizer as a job of their own; default: the three
+#   slowest), WHAM_SANITIZER_JOBS (sanitizer runs at a time, 8),
+#   WHAM_SANITIZER_TIMEOUT (seconds a run, 900), WHAM_CTEST_JOBS (4).
+#   A long run can be split over two calls:
 #   WHAM_SKIP_BENCH=1 first, then WHAM_SKIP_TESTS=1 WHAM_SKIP_SANITIZER=1.
 set -uo pipefail
 dir=$(cd "${1:-$(dirname "$0")}" && pwd)
@@ -48,7 +52,9 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
 ctest_rc=skipped
 tests_line="not run (WHAM_SKIP_TESTS=1)"
 if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
-  (cd "$dir" && ctest -LE build --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
+# Several at a time: the GPU tests spend most of their time in host references, and
+# one at a time they took 433 s (H100, 2026-12-05) against 153 s four at a time.
+  (cd "$dir" && ctest -LE build -j "${WHAM_CTEST_JOBS:-4}" --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
   ctest_rc=$?
   [ $ctest_rc -eq 0 ] || status=1
   if grep -q "(Skipped)" "$logs/ctest.txt"; then
@@ -59,8 +65,15 @@ if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
 fi
 
 # ---- 2. compute-sanitizer ------------------------------------------------------
+# Runs in parallel, WHAM_SANITIZER_JOBS at a time; the binaries in WHAM_SANITIZE_SPLIT
+# one job a test case. One after another the runs took over 16 minutes on an H100
+# (2026-12-05: 978 s, with the FMM racecheck stopped by a 300 s limit before half its
+# test cases), more than one device call allows.
 san_rows=""
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
+  split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
+  jobs=$work/sanitizer_jobs
+  : > "$jobs"
   for t in $(find "$dir/tests" -type f -perm -u+x -name 'test_*_gpu' | sort); do
     name=$(basename "$t")
     if [ -n "${WHAM_SANITIZE_BINARIES:-}" ] && ! [[ " $WHAM_SANITIZE_BINARIES " == *" $name "* ]]; then
@@ -71,24 +84,47 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     # synccheck where block barriers sit in warp-uniform divergent code (the M2L split
     # schedule's barrier.sync, also in the accumulate forms)
     case "$name" in test_m2l_gpu | test_fmm_gpu) tools="$tools synccheck" ;; esac
+    # A job: tool, binary, Catch2 test spec (one line, tab-separated).
+    specs=("${WHAM_SANITIZE_FILTER:-}")
+    if [ -z "${WHAM_SANITIZE_FILTER:-}" ] && [[ "$split" == *" $name "* ]]; then
+      # Catch2 v2 lists bare names with --list-test-names-only, v3 with --list-tests at
+      # quiet verbosity; a spec escapes the characters Catch2 parses (commas split specs).
+      mapfile -t specs < <({ "$t" --list-test-names-only 2>/dev/null ||
+                             "$t" --list-tests --verbosity quiet 2>/dev/null; } |
+                           sed -e '/^$/d' -e 's/[][\\,*~"]/\\&/g')
+      [ ${#specs[@]} -gt 0 ] || specs=("")
+    fi
     for tool in $tools; do
-      # racecheck only where shared memory is used: the WHT family and M2L kernels.
-      # synccheck tracks room for a few mbarriers a block by default; the FMM dense
-      # schedule's bulk gathers use one a warp (its tracking overflowed there once).
-      extra=""
-      [ $tool = synccheck ] && extra="--num-cuda-barriers 64"
-      WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool $tool $extra --error-exitcode 99 \
-        "$t" ${WHAM_SANITIZE_FILTER:+"$WHAM_SANITIZE_FILTER"} > "$logs/sanitizer_${tool}_${name}.txt" 2>&1
-      rc=$?
-      summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer_${tool}_${name}.txt" | tail -n1)
-      if [ $rc -ne 0 ]; then status=1; verdict="FAIL (rc $rc)"; else verdict="clean"; fi
-      # A filter that matches no test case (Catch2 splits specs at commas) checks nothing.
-      if grep -q "No tests ran" "$logs/sanitizer_${tool}_${name}.txt"; then
-        status=1
-        verdict="FAIL (no test case matched)"
-      fi
-      san_rows+="| $name | $tool | $verdict | ${summary:-} |"$'\n'
+      for spec in "${specs[@]}"; do printf '%s\t%s\t%s\n' "$tool" "$t" "$spec" >> "$jobs"; done
     done
+  done
+  run_sanitizer() {  # tool binary spec index
+    local tool=$1 t=$2 spec=$3 i=$4 name extra="" log rc s summary verdict
+    name=$(basename "$t")
+    # racecheck only where shared memory is used: the WHT family and M2L kernels.
+    # synccheck tracks room for a few mbarriers a block by default; the FMM dense
+    # schedule's bulk gathers use one a warp (its tracking overflowed there once).
+    [ "$tool" = synccheck ] && extra="--num-cuda-barriers 64"
+    log=$logs/sanitizer_${tool}_${name}${spec:+_$i}.txt
+    s=$(date +%s)
+    WHAM_TEST_REDUCED=1 timeout "${WHAM_SANITIZER_TIMEOUT:-900}" compute-sanitizer --tool "$tool" $extra \
+      --error-exitcode 99 "$t" ${spec:+"$spec"} > "$log" 2>&1
+    rc=$?
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n1)
+    if [ $rc -ne 0 ]; then verdict="FAIL (rc $rc)"; else verdict="clean"; fi
+    # A filter that matches no test case (Catch2 splits specs at commas) checks nothing.
+    grep -q "No tests ran" "$log" && verdict="FAIL (no test case matched)"
+    printf '| %s | %s | %s | %s (%s s%s) |\n' "$name" "$tool" "$verdict" "${summary:-}" \
+      "$(( $(date +%s) - s ))" "${spec:+, test case: $spec}" > "$work/sanitizer_row_$i"
+  }
+  export -f run_sanitizer
+  export logs work
+  awk '{ print NR "\t" $0 }' "$jobs" | xargs -P "${WHAM_SANITIZER_JOBS:-8}" -d '\n' -n 1 \
+    bash -c 'IFS=$'"'"'\t'"'"' read -r i tool t spec <<< "$0"; run_sanitizer "$tool" "$t" "$spec" "$i"'
+  for i in $(seq 1 "$(wc -l < "$jobs")"); do
+    row=$(cat "$work/sanitizer_row_$i" 2>/dev/null || echo "| job $i | | FAIL (no result) | |")
+    [[ "$row" == *"| clean |"* ]] || status=1
+    san_rows+="$row"$'\n'
   done
 else
   san_rows="| (skipped) | | | |"$'\n'
