@@ -20,7 +20,8 @@
 #   WHAM_SANITIZE_BINARIES), WHAM_SANITIZE_BINARIES (names of the
 #   test binaries to sanitize; default: all), WHAM_SANITIZE_SPLIT (binaries whose
 #   test cases each run under the sanitizer as a job of their own; default: the three
-#   slowest), WHAM_SANITIZER_JOBS (sanitizer runs at a time, 8),
+#   slowest), WHAM_SANITIZE_TOOLS (of memcheck, racecheck, synccheck: the ones to
+#   run; default: all that apply), WHAM_SANITIZER_JOBS (sanitizer runs at a time, 8),
 #   WHAM_SANITIZER_TIMEOUT (seconds a run, 900), WHAM_CTEST_JOBS (4).
 #   A long run can be split over two calls:
 #   WHAM_SKIP_BENCH=1 first, then WHAM_SKIP_TESTS=1 WHAM_SKIP_SANITIZER=1.
@@ -84,6 +85,11 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     # synccheck where block barriers sit in warp-uniform divergent code (the M2L split
     # schedule's barrier.sync, also in the accumulate forms)
     case "$name" in test_m2l_gpu | test_fmm_gpu) tools="$tools synccheck" ;; esac
+    if [ -n "${WHAM_SANITIZE_TOOLS:-}" ]; then  # a call of its own for one slow tool
+      kept=""
+      for tool in $tools; do [[ " $WHAM_SANITIZE_TOOLS " == *" $tool "* ]] && kept+=" $tool"; done
+      tools=$kept
+    fi
     # A job: tool, binary, Catch2 test spec (one line, tab-separated).
     specs=("${WHAM_SANITIZE_FILTER:-}")
     if [ -z "${WHAM_SANITIZE_FILTER:-}" ] && [[ "$split" == *" $name "* ]]; then
@@ -119,7 +125,7 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
   }
   export -f run_sanitizer
   export logs work
-  awk '{ print NR "\t" $0 }' "$jobs" | xargs -P "${WHAM_SANITIZER_JOBS:-8}" -d '\n' -n 1 \
+  awk '{ print NR "\t" $0 }' "$jobs" | xargs -r -P "${WHAM_SANITIZER_JOBS:-8}" -d '\n' -n 1 \
     bash -c 'IFS=$'"'"'\t'"'"' read -r i tool t spec <<< "$0"; run_sanitizer "$tool" "$t" "$spec" "$i"'
   for i in $(seq 1 "$(wc -l < "$jobs")"); do
     row=$(cat "$work/sanitizer_row_$i" 2>/dev/null || echo "| job $i | | FAIL (no result) | |")
