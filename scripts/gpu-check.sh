@@ -53,8 +53,8 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
 ctest_rc=skipped
 tests_line="not run (WHAM_SKIP_TESTS=1)"
 if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
-  # Several at a time: the GPU tests spend most of their time in host references, and
-  # one at a time they took 433 s (H100, 2026-12-05) against 153 s four at a time.
+  # Several at a time: on an H100 (2026-12-05) four at a time took 153 s, where the
+  # tests' own times add up to 433 s.
   (cd "$dir" && ctest -LE build -j "${WHAM_CTEST_JOBS:-4}" --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
   ctest_rc=$?
   [ $ctest_rc -eq 0 ] || status=1
