@@ -1,0 +1,198 @@
+// The public functions' argument checks, run on the host with no CUDA device: every check
+// below fires before the dispatch looks the device up or enqueues anything, so these run
+// in CI (no GPU) as well as on the GPU machine, and each message is compared whole: the
+// function, the argument, its value and the valid range. A check that stopped firing
+// would reach the device lookup instead; without a device that throws a CUDA error, whose
+// message differs, so the test fails either way rather than passing on the wrong throw.
+// The pointers are host addresses that no check dereferences.
+#include <wham/fmm.cuh>
+#include <wham/fwht.cuh>
+#include <wham/iqp.cuh>
+#include <wham/m2l.cuh>
+
+#include "catch.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+// The message of the wham::error that f throws, or "(no throw)".
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const wham::error& e) {
+    return e.what();
+  }
+  return "(no throw)";
+}
+
+using c64 = cuda::std::complex<float>;
+using c128 = cuda::std::complex<double>;
+
+}  // namespace
+
+TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][errors]") {
+  double params[4] = {};
+  float fparams[4] = {};
+  c128 states[4] = {};
+  c64 fstates[4] = {};
+  const auto v = wham::iqp_variant::iqp;
+  const auto msg = [](const char* what) {
+    return std::string("wham::iqp_encode: ") + what;
+  };
+  CHECK(message_of([&] { wham::iqp_encode(params, states, 0, 1, v); }) ==
+        msg("num_qubits = 0 is invalid (valid: 1..30)"));
+  CHECK(message_of([&] { wham::iqp_encode(params, states, 31, 1, v); }) ==
+        msg("num_qubits = 31 is invalid (valid: 1..30)"));
+  CHECK(message_of([&] { wham::iqp_encode(params, states, 4, 1, wham::iqp_variant(7)); }) ==
+        msg("variant = 7 is invalid (valid: iqp_variant::iqp or iqp_variant::iqp_z)"));
+  CHECK(message_of([&] { wham::iqp_encode(params, states, 4, -3, v); }).rfind(
+            msg("batch = -3 is invalid (valid: 1.."), 0) == 0);
+  // The byte count must fit in int64: batch * 2^30 * 16 bytes allows batch <= (2^63 - 1) /
+  // 16 >> 30 = 536870911 (complex128), and (2^63 - 1) / 8 >> 30 = 1073741823 (complex64).
+  CHECK(message_of([&] { wham::iqp_encode(params, states, 30, 536870912, v); }) ==
+        msg("batch = 536870912 is invalid (valid: 1..536870911)"));
+  CHECK(message_of([&] { wham::iqp_encode(fparams, fstates, 30, 1073741824, v); }) ==
+        msg("batch = 1073741824 is invalid (valid: 1..1073741823)"));
+  // The largest batch passes that check and stops at the next one.
+  CHECK(message_of([&] {
+          wham::iqp_encode(static_cast<const double*>(nullptr), states, 30, 536870911, v);
+        }) == msg("params = nullptr is invalid (valid: a device pointer)"));
+  CHECK(message_of([&] { wham::iqp_encode(params, static_cast<c128*>(nullptr), 4, 1, v); }) ==
+        msg("states = nullptr is invalid (valid: a device pointer)"));
+
+  CHECK(message_of([] { wham::iqp_size<c128>(31, 1); }) ==
+        "wham::iqp_size: num_qubits = 31 is invalid (valid: 1..30)");
+  CHECK(message_of([] { wham::iqp_size<c128>(30, 536870912); }) ==
+        "wham::iqp_size: batch = 536870912 is invalid (valid: 1..536870911)");
+  CHECK(message_of([] { wham::iqp_num_params(0, wham::iqp_variant::iqp_z); }) ==
+        "wham::iqp_num_params: num_qubits = 0 is invalid (valid: 1..30)");
+  const wham::iqp_size<c128> largest(30, 536870911);
+  CHECK(largest.amplitudes == std::int64_t(536870911) << 30);
+  CHECK(largest.bytes == (std::size_t(536870911) << 30) * 16);
+  CHECK(wham::iqp_num_params(30, wham::iqp_variant::iqp) == 30 + 435);
+}
+
+TEST_CASE("fwht checks its arguments first", "[fwht][errors]") {
+  float data[4] = {};
+  c128 cdata[4] = {};
+  CHECK(message_of([&] { wham::fwht(data, data, -1, 1); }) ==
+        "wham::fwht: log_n = -1 is invalid (valid: 0..30)");
+  CHECK(message_of([&] { wham::fwht(data, data, 31, 1); }) ==
+        "wham::fwht: log_n = 31 is invalid (valid: 0..30)");
+  // batch * 2^log_n * sizeof(T) must fit in int64: (2^63 - 1) / 4 >> 30 = 2147483647 rows
+  // of 2^30 floats, (2^63 - 1) / 16 >> 0 rows of one complex<double>.
+  CHECK(message_of([&] { wham::fwht(data, data, 30, 2147483648); }) ==
+        "wham::fwht: batch = 2147483648 is invalid (valid: 1..2147483647)");
+  CHECK(message_of([&] { wham::fwht(cdata, cdata, 0, 0); }) ==
+        "wham::fwht: batch = 0 is invalid (valid: 1..576460752303423487)");
+  CHECK(message_of([&] { wham::fwht(static_cast<const float*>(nullptr), data, 30, 2147483647); }) ==
+        "wham::fwht: in = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] { wham::fwht(data, static_cast<float*>(nullptr), 4, 1); }) ==
+        "wham::fwht: out = nullptr is invalid (valid: a device pointer)");
+}
+
+TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
+  // Room for one pair at every order: the overlap check compares the ranges that
+  // num_pairs * (p + 1)^2 coefficients would span.
+  static c128 m[441] = {};
+  static c128 l[441] = {};
+  double d[3] = {};
+  c64 fm[64] = {};
+  c64 fl[64] = {};
+  float fd[3] = {};
+  CHECK(message_of([&] { wham::m2l(m, d, l, -1, 1); }) ==
+        "wham::m2l: p = -1 is invalid (valid: 0..20)");
+  CHECK(message_of([&] { wham::m2l(m, d, l, 21, 1); }) ==
+        "wham::m2l: p = 21 is invalid (valid: 0..20)");
+  CHECK(message_of([&] { wham::m2l(fm, fd, fl, 17, 1); }) ==
+        "wham::m2l: p = 17 is invalid (valid: 0..16)");
+  CHECK(message_of([&] { wham::m2l(m, d, l, 4, -1); }) ==
+        "wham::m2l: num_pairs = -1 is invalid (valid: 0..68719476704)");
+  // 32 pairs a thread-grid unit: 32 * (2^31 - 1) pairs at most.
+  CHECK(message_of([&] { wham::m2l(m, d, l, 4, 68719476705); }) ==
+        "wham::m2l: num_pairs = 68719476705 is invalid (valid: 0..68719476704)");
+  // No pairs: nothing is enqueued, and null pointers are allowed (no device is needed).
+  CHECK(message_of([] {
+          wham::m2l(static_cast<const c128*>(nullptr), static_cast<const double*>(nullptr),
+                    static_cast<c128*>(nullptr), 20, 0);
+        }) == "(no throw)");
+  CHECK(message_of([&] { wham::m2l(static_cast<const c128*>(nullptr), d, l, 4, 1); }) ==
+        "wham::m2l: multipoles = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] { wham::m2l(m, static_cast<const double*>(nullptr), l, 4, 1); }) ==
+        "wham::m2l: deltas = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] { wham::m2l(m, d, static_cast<c128*>(nullptr), 4, 1); }) ==
+        "wham::m2l: locals = nullptr is invalid (valid: a device pointer)");
+  // locals overlapping multipoles (in place, or one coefficient apart) or the deltas.
+  const std::string overlap =
+      "wham::m2l: locals = an overlapping range is invalid (valid: a buffer apart from "
+      "multipoles and deltas)";
+  CHECK(message_of([&] { wham::m2l(m, d, m, 2, 1); }) == overlap);
+  CHECK(message_of([&] { wham::m2l(m, d, m + 8, 2, 1); }) == overlap);
+  CHECK(message_of([&] { wham::m2l(m + 8, d, m, 2, 1); }) == overlap);
+  CHECK(message_of([&] { wham::m2l(m, reinterpret_cast<const double*>(l + 2), l, 2, 1); }) ==
+        overlap);
+  // Explicit paths outside their orders.
+  CHECK(message_of([&] { wham::m2l(m, d, l, 13, 1, 0, wham::m2l_path::thread); }) ==
+        "wham::m2l: p = 13 is invalid (valid: 0..12 for m2l_path::thread)");
+  CHECK(message_of([&] { wham::m2l(m, d, l, 6, 1, 0, wham::m2l_path::split); }) ==
+        "wham::m2l: p = 6 is invalid (valid: 7..12 for m2l_path::split)");
+  CHECK(message_of([&] { wham::m2l(fm, fd, fl, 4, 1, 0, wham::m2l_path::tensor); }) ==
+        "wham::m2l: path = m2l_path::tensor is invalid (valid: a path other than tensor for "
+        "float (FP64 tensor cores))");
+  CHECK(message_of([&] { wham::m2l(m, d, l, 4, 1, 0, wham::m2l_path(9)); }) ==
+        "wham::m2l: path = 9 is invalid (valid: an m2l_path value)");
+}
+
+TEST_CASE("m2l_accumulate and its class forms check their arguments first", "[fmm][errors]") {
+  c128 m[64] = {};
+  c128 l[64] = {};
+  double geo[3] = {};
+  std::int32_t idx[1] = {};
+  using method = wham::m2l_accumulate_method;
+  CHECK(message_of([&] { wham::m2l_accumulate(21, m, l, idx, idx, geo, 1); }) ==
+        "wham::m2l_accumulate: p = 21 is invalid (valid: 0..20)");
+  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, idx, geo, -1); }) ==
+        "wham::m2l_accumulate: num_pairs = -1 is invalid (valid: 0..68719476704)");
+  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, idx, geo, 1, 0, method(7)); }) ==
+        "wham::m2l_accumulate: method = 7 is invalid (valid: 0..2)");
+  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, nullptr, idx, geo, 1); }) ==
+        "wham::m2l_accumulate: src = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, nullptr, geo, 1); }) ==
+        "wham::m2l_accumulate: tgt = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate(4, m, l, idx, idx, static_cast<const double*>(nullptr), 1);
+        }) == "wham::m2l_accumulate: deltas = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] { wham::m2l_accumulate(4, m, m, idx, idx, geo, 1); }) ==
+        "wham::m2l_accumulate: locals = the multipoles pointer is invalid (valid: a buffer "
+        "apart from multipoles)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_centers(4, m, l, static_cast<const double*>(nullptr), idx, idx, 1);
+        }) == "wham::m2l_accumulate_centers: centers = nullptr is invalid (valid: a device "
+              "pointer)");
+  CHECK(message_of([&] { wham::m2l_accumulate_classes(4, m, l, geo, 0, idx, idx, idx, 1); }) ==
+        "wham::m2l_accumulate_classes: num_classes = 0 is invalid (valid: 1..1024)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_class_groups(4, m, l, geo, 1025, idx, idx, idx, 1);
+        }) == "wham::m2l_accumulate_class_groups: num_classes = 1025 is invalid (valid: 1..1024)");
+  CHECK(message_of([&] { wham::m2l_accumulate_classes(4, m, l, geo, 1, nullptr, idx, idx, 1); }) ==
+        "wham::m2l_accumulate_classes: cls = nullptr is invalid (valid: a device pointer)");
+  // No pairs: nothing is enqueued, and the pointers may be null.
+  const c128* no_m = nullptr;
+  c128* no_l = nullptr;
+  const double* no_geo = nullptr;
+  CHECK(message_of([&] { wham::m2l_accumulate(20, no_m, no_l, nullptr, nullptr, no_geo, 0); }) ==
+        "(no throw)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_centers(20, no_m, no_l, no_geo, nullptr, nullptr, 0);
+        }) == "(no throw)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_classes(20, no_m, no_l, no_geo, 1, nullptr, nullptr, nullptr, 0);
+        }) == "(no throw)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_class_groups(20, no_m, no_l, no_geo, 1, nullptr, nullptr, nullptr,
+                                            0);
+        }) == "(no throw)");
+}
