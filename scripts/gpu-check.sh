@@ -73,6 +73,17 @@ fi
 san_rows=""
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
   split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
+  # Bare test case names, one a line. Catch2 v2 lists them with --list-test-names-only
+  # and exits with the number listed (not 0); v3 rejects that option and lists them with
+  # --list-tests at quiet verbosity. tests/support/gpu_main.cu prints the device first.
+  list_test_names() {
+    local names
+    names=$("$1" --list-test-names-only 2>&1)
+    if [ -z "$names" ] || grep -qi "unrecognised" <<< "$names"; then
+      names=$("$1" --list-tests --verbosity quiet 2>/dev/null)
+    fi
+    sed -e '/^device [0-9]*: /d' -e '/^$/d' <<< "$names"
+  }
   jobs=$work/sanitizer_jobs
   : > "$jobs"
   for t in $(find "$dir/tests" -type f -perm -u+x -name 'test_*_gpu' | sort); do
@@ -93,11 +104,8 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     # A job: tool, binary, Catch2 test spec (one line, tab-separated).
     specs=("${WHAM_SANITIZE_FILTER:-}")
     if [ -z "${WHAM_SANITIZE_FILTER:-}" ] && [[ "$split" == *" $name "* ]]; then
-      # Catch2 v2 lists bare names with --list-test-names-only, v3 with --list-tests at
-      # quiet verbosity; a spec escapes the characters Catch2 parses (commas split specs).
-      mapfile -t specs < <({ "$t" --list-test-names-only 2>/dev/null ||
-                             "$t" --list-tests --verbosity quiet 2>/dev/null; } |
-                           sed -e '/^$/d' -e 's/[][\\,*~"]/\\&/g')
+      # A spec escapes the characters Catch2 parses (commas split specs).
+      mapfile -t specs < <(list_test_names "$t" | sed -e 's/[][\\,*~"]/\\&/g')
       [ ${#specs[@]} -gt 0 ] || specs=("")
     fi
     for tool in $tools; do
