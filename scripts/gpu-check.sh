@@ -9,7 +9,8 @@
 #   3. the benchmark sweep, JSON per benchmark (--benchmark_out);
 #   4. plots (when matplotlib is there) and a markdown summary, printed last.
 # Under $OUT (or ./gpu-out): summary.md, one PNG per benchmark binary, and
-# logs.tar.gz (every log and the benchmark JSON). Exit status: non-zero if a test
+# logs.tar.gz (every log and the benchmark JSON); the summary and the archive are
+# rewritten after each part (and each benchmark binary) too. Exit status: non-zero if a test
 # failed or the sanitizer reported an error.
 #   scripts/gpu-check.sh [BUILD_OR_STAGE_DIR]   (default: the folder of this script)
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
@@ -49,9 +50,35 @@ fi
 } > "$logs/device.txt" 2>&1
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 
-# ---- 1. tests ------------------------------------------------------------------
+# The summary and the log archive are rewritten after each part, so that a run stopped
+# from outside (a device call's time limit) still leaves what finished under $OUT.
 ctest_rc=skipped
 tests_line="not run (WHAM_SKIP_TESTS=1)"
+san_rows="| (skipped) | | | |"$'\n'
+write_summary() {  # $1: final, or the part just finished
+  {
+    echo "## wham GPU run: ${gpu_name:-unknown GPU}, $(date -u +%Y-%m-%d)"
+    echo
+    echo "Tests (ctest -LE build): ${tests_line:-no result} (exit $ctest_rc)"
+    echo
+    echo "| binary | sanitizer | verdict | summary |"
+    echo "|---|---|---|---|"
+    printf "%s" "$san_rows"
+    echo
+    for j in "$logs"/bench_*.json; do
+      [ -e "$j" ] && python3 "$dir/summarize.py" "$j"
+    done
+    echo
+    if [ "$1" = final ]; then
+      echo "Overall: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
+    else
+      echo "Partial: written after $1; so far $([ $status -eq 0 ] && echo PASS || echo FAIL)"
+    fi
+  } > "$out/summary.md" 2>&1
+  tar -czf "$out/logs.tar.gz" -C "$work" logs
+}
+
+# ---- 1. tests ------------------------------------------------------------------
 if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
   # Several at a time: on an H100 (2026-12-05) four at a time took 153 s, where the
   # tests' own times add up to 433 s.
@@ -63,6 +90,7 @@ if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
     status=1
   fi
   tests_line=$(grep -E "tests passed|tests failed" "$logs/ctest.txt" | tail -n1)
+  write_summary tests
 fi
 
 # ---- 2. compute-sanitizer ------------------------------------------------------
@@ -70,8 +98,8 @@ fi
 # one job a test case. One after another the runs took over 16 minutes on an H100
 # (2026-12-05: 978 s, with the FMM racecheck stopped by a 300 s limit before half its
 # test cases), more than one device call allows.
-san_rows=""
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
+  san_rows=""
   split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
   # Bare test case names, one a line. Catch2 v2 lists them with --list-test-names-only
   # and exits with the number listed (not 0); v3 rejects that option and lists them with
@@ -140,8 +168,7 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     [[ "$row" == *"| clean |"* ]] || status=1
     san_rows+="$row"$'\n'
   done
-else
-  san_rows="| (skipped) | | | |"$'\n'
+  write_summary sanitizers
 fi
 
 # ---- 3. benchmarks -------------------------------------------------------------
@@ -154,6 +181,7 @@ if [ "${WHAM_SKIP_BENCH:-0}" != 1 ]; then
       --benchmark_filter="${WHAM_BENCH_FILTER:-.}" \
       --benchmark_out="$logs/$name.json" --benchmark_out_format=json \
       > "$logs/$name.txt" 2>&1 || { echo "$name exited non-zero" >> "$logs/$name.txt"; status=1; }
+    write_summary "$name"
   done
 fi
 
@@ -164,21 +192,6 @@ if python3 -c "import matplotlib" 2>/dev/null; then
   done
 
 fi
-{
-  echo "## wham GPU run: ${gpu_name:-unknown GPU}, $(date -u +%Y-%m-%d)"
-  echo
-  echo "Tests (ctest -LE build): ${tests_line:-no result} (exit $ctest_rc)"
-  echo
-  echo "| binary | sanitizer | verdict | summary |"
-  echo "|---|---|---|---|"
-  printf "%s" "$san_rows"
-  echo
-  for j in "$logs"/bench_*.json; do
-    [ -e "$j" ] && python3 "$dir/summarize.py" "$j"
-  done
-  echo
-  echo "Overall: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
-} > "$out/summary.md" 2>&1
-tar -czf "$out/logs.tar.gz" -C "$work" logs
+write_summary final
 cat "$out/summary.md"
 exit $status
