@@ -34,7 +34,7 @@
 ///                           multipoles and locals outgrow the L2 cache (32^3 cells at
 ///                           p >= 8) runs faster grouped by tiles of targets first
 ///                           (wham::reference::group_by_tile_and_class, four to eight
-///                           z-planes a tile: README's table); float does not (there the
+///                           z-planes a tile: docs/results/log.md); float does not (there the
 ///                           extra table rebuilds cost more than the cache saves). In
 ///                           double from p = 1 to 10 each run of a class is one dense
 ///                           product on the FP64 tensor cores instead: the class's
