@@ -67,6 +67,10 @@ write_summary() {  # $1: final, or the part just finished
     echo "|---|---|---|---|"
     printf "%s" "$san_rows"
     echo
+    # The README's tables first, then every row.
+    if [ -e "$dir/tables.py" ] && compgen -G "$logs/bench_*.json" > /dev/null; then
+      python3 "$dir/tables.py" "$logs"
+    fi
     for j in "$logs"/bench_*.json; do
       [ -e "$j" ] && python3 "$dir/summarize.py" "$j"
     done

@@ -39,7 +39,7 @@ for b in "$stage"/bench/bench_*; do
     [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
-cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/bench/plot.py" "$stage/"
+cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" "$here/bench/plot.py" "$stage/"
 echo "$build" > "$stage/.build_root"
 du -sh "$stage"
 if [ $pack = 1 ]; then

@@ -4,7 +4,7 @@ import json
 import sys
 
 PREFERRED = ["median_us", "GB/s", "floor_frac", "Mpairs/s", "GFLOP/s", "speedup_vs_baseline",
-             "speedup_vs_direct", "speedup_vs_materialised"]
+             "speedup_direct", "speedup_materialised"]
 
 
 def main(path):
