@@ -60,6 +60,14 @@ inline void check_not_null(const char* function, const char* argument, const voi
   if (p == nullptr) throw_invalid_argument(function, argument, "nullptr", "a device pointer");
 }
 
+/// Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+inline bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b,
+                           std::uint64_t b_bytes) {
+  const auto a0 = reinterpret_cast<std::uintptr_t>(a);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(b);
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* expression,
                                           const char* file, int line) {
   std::string where = file;

@@ -6,7 +6,8 @@
 ///     out[b][k] = scale * sum_x in[b][x] * (-1)^popcount(x & k)
 ///
 /// Element types: float, double, cuda::std::complex<float>, cuda::std::complex<double>.
-/// In place (`in == out`) and out of place (the buffers must not otherwise overlap).
+/// In place (`in == out`) and out of place (the buffers must not otherwise overlap:
+/// a partial overlap throws wham::error).
 /// `scale = 2^(-log_n / 2)` gives the orthonormal transform. Arithmetic is in the
 /// element's own precision.
 ///
@@ -63,6 +64,7 @@ namespace wham {
 /// Which schedule runs the transform.
 enum class fwht_path {
   automatic,  ///< fused whenever a row fits on chip (one block, or a cluster), else kronecker
+              ///< (else baseline, on a device too small for either)
   fused,      ///< all on chip: one block per row (several rows per block when short), or
               ///< on compute capability 9.0+ a cluster of 2 or 4 blocks per row for the
               ///< two log_n above one block's shared memory
@@ -112,13 +114,22 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
   detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
+  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
+    const std::uint64_t bytes = std::uint64_t(batch << log_n) * sizeof(T);
+    if (detail::ranges_overlap(in, bytes, out, bytes)) {
+      detail::throw_invalid_argument("fwht", "out", "a range overlapping in",
+                                     "in itself (in place) or a buffer apart from in");
+    }
+  }
   const detail::device_scope device;  // one device lookup for the whole dispatch
   using V = T;
   const detail::wht::loaded_input<T, V> input{in};
   const detail::wht::stored_output<T, V> output{out};
   const int max_fused = fwht_fused_max_log_n<T>();
   if (path == fwht_path::automatic) {
-    path = detail::wht::fused_pays<T>(log_n, batch) ? fwht_path::fused : fwht_path::kronecker;
+    path = detail::wht::fused_pays<T>(log_n, batch)     ? fwht_path::fused
+           : detail::wht::kronecker_serves<T>(log_n) ? fwht_path::kronecker
+                                                      : fwht_path::baseline;
   }
   switch (path) {
     case fwht_path::fused:

@@ -351,7 +351,8 @@ inline bool iqp_path_serves(iqp_path path, int num_qubits,
 
 /// Encodes `batch` samples into IQP states (see the file comment for the layouts).
 /// \param params      device pointer, batch * iqp_num_params(num_qubits, variant) values
-/// \param states      device pointer, iqp_size<Out>(num_qubits, batch).amplitudes values
+/// \param states      device pointer, iqp_size<Out>(num_qubits, batch).amplitudes values;
+///                    must not overlap params (wham::error)
 /// \param num_qubits  1..30
 /// \param batch       >= 1
 /// \param variant     iqp (with pair couplings) or iqp_z
@@ -377,6 +378,11 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
                                              INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
   detail::check_not_null("iqp_encode", "params", params);
   detail::check_not_null("iqp_encode", "states", states);
+  if (detail::ranges_overlap(states, std::uint64_t(batch << num_qubits) * sizeof(Out), params,
+                             std::uint64_t(batch * per_sample) * sizeof(Param))) {
+    detail::throw_invalid_argument("iqp_encode", "states", "a range overlapping params",
+                                   "a buffer apart from params");
+  }
   const detail::device_scope device;  // one device lookup for the whole dispatch
 
   using V = Out;

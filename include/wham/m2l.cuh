@@ -19,12 +19,11 @@
 /// accuracy degrades with p: measured relative errors about 1e-6 at p <= 8, 4e-6 at
 /// p = 12, 4e-5 at p = 16; double 1e-14 at p = 12, 1e-12 at p = 20).
 ///
-/// Measured on an H200 (double, 100k pairs, bench/bench_m2l.cu, 2026-11-30): p = 2,
-/// 3, 4, 5, 6 in 13.0, 21.8, 32.4, 45.0, 58.5 us (0.85-0.91 of a plain copy of the
-/// same bytes); p = 7, 8 103, 122 us (0.65, 0.67); p = 12 0.66 ms. The tensor
-/// schedule (double, 2026-12-02): p = 13, 16, 20 in 0.75, 1.18, 2.16 ms (the warp
-/// schedule before it: 1.19, 1.93, 4.39 ms); its wide form on sm_90 (2026-12-04):
-/// p = 12, 13, 16, 20 in 0.45, 0.48, 0.78, 1.46 ms.
+/// Measured on an H200 (double, 100k pairs, the automatic path, bench/bench_m2l.cu,
+/// 2026-12-05): p = 2, 3, 4, 5, 6 in 11.7, 22.0, 32.1, 44.1, 57.0 us (0.81-0.90 of a
+/// plain copy of the same bytes); p = 7, 8 in 93, 112 us (0.64, 0.68); p = 12, 13, 16,
+/// 20 in 0.45, 0.48, 0.79, 1.43 ms (the wide tensor schedule; the warp schedule took
+/// 1.19, 1.93, 4.39 ms at p = 13, 16, 20 on 2026-12-02). Every order: the README.
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not
 /// checked (that would need a pass over device data); that pair's local comes out
@@ -70,7 +69,9 @@ namespace wham {
 /// Which schedule runs the operator.
 enum class m2l_path {
   automatic,  ///< the fastest measured schedule for the order (tuning table in detail/m2l/fused.cuh)
-  thread,     ///< fused, one thread per pair, coefficients in registers or shared memory (p <= 12)
+  thread,     ///< fused, one thread per pair, coefficients in registers or shared memory
+              ///< (p <= 12 where a block may take 200 KB of shared memory, as on sm_90;
+              ///< p <= 10 on sm_80, p <= 8 on sm_86/89; beyond, wham::error)
   warp,       ///< fused, one warp per pair (any order)
   split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
@@ -111,13 +112,9 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   detail::check_not_null("m2l", "deltas", deltas);
   detail::check_not_null("m2l", "locals", locals);
   {
-    const auto lo = reinterpret_cast<std::uintptr_t>(locals);
-    const auto hi = lo + std::uintptr_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
-    const auto mlo = reinterpret_cast<std::uintptr_t>(multipoles);
-    const auto mhi = mlo + std::uintptr_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
-    const auto dlo = reinterpret_cast<std::uintptr_t>(deltas);
-    const auto dhi = dlo + std::uintptr_t(num_pairs * 3) * sizeof(T);
-    if ((lo < mhi && mlo < hi) || (lo < dhi && dlo < hi)) {
+    const std::uint64_t coeff_bytes = std::uint64_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
+    if (detail::ranges_overlap(locals, coeff_bytes, multipoles, coeff_bytes) ||
+        detail::ranges_overlap(locals, coeff_bytes, deltas, std::uint64_t(num_pairs * 3) * sizeof(T))) {
       detail::throw_invalid_argument("m2l", "locals", "an overlapping range",
                                      "a buffer apart from multipoles and deltas");
     }
@@ -137,6 +134,18 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
         detail::throw_invalid_argument(
             "m2l", "p", p,
             "0.." + std::to_string(detail::m2l::thread_max_order) + " for m2l_path::thread");
+      }
+      {
+        // Before the launch's own check, so the message names the path and the way out.
+        const std::size_t need = detail::m2l::thread_schedule_smem_bytes<T>(p);
+        const std::size_t have = detail::current_device_limits().smem_per_block_optin;
+        if (need > have) {
+          detail::throw_invalid_argument(
+              "m2l", "path", "m2l_path::thread",
+              "automatic, split or warp at p = " + std::to_string(p) + " on this device: the "
+              "thread schedule needs " + std::to_string(need) + " bytes of shared memory a "
+              "block, the device allows " + std::to_string(have));
+        }
       }
       detail::m2l::launch_thread<T>(p, M, deltas, L, num_pairs, stream);
       break;

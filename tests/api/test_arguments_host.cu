@@ -31,6 +31,29 @@ std::string message_of(F&& f) {
 using c64 = cuda::std::complex<float>;
 using c128 = cuda::std::complex<double>;
 
+// Pins made-up device limits for the calling thread, as detail::device_scope pins the
+// real ones, so that checks against the device's limits run here without a device.
+class fake_device {
+ public:
+  fake_device(int cc_major, int cc_minor, std::size_t smem_per_block_optin)
+      : previous_(wham::detail::scoped_device_limits()) {
+    limits_.device = 0;
+    limits_.cc_major = cc_major;
+    limits_.cc_minor = cc_minor;
+    limits_.sm_count = 84;
+    limits_.smem_per_block_optin = smem_per_block_optin;
+    limits_.l2_bytes = std::size_t(6) << 20;
+    wham::detail::scoped_device_limits() = &limits_;
+  }
+  ~fake_device() { wham::detail::scoped_device_limits() = previous_; }
+  fake_device(const fake_device&) = delete;
+  fake_device& operator=(const fake_device&) = delete;
+
+ private:
+  wham::detail::device_limits limits_;
+  const wham::detail::device_limits* previous_;
+};
+
 }  // namespace
 
 TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][errors]") {
@@ -62,6 +85,15 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
         }) == msg("params = nullptr is invalid (valid: a device pointer)"));
   CHECK(message_of([&] { wham::iqp_encode(params, static_cast<c128*>(nullptr), 4, 1, v); }) ==
         msg("states = nullptr is invalid (valid: a device pointer)"));
+  // States written over the parameters (n = 1: one parameter, two amplitudes a sample).
+  CHECK(message_of([&] {
+          wham::iqp_encode(params, reinterpret_cast<c128*>(params), 1, 1, v);
+        }) == msg("states = a range overlapping params is invalid (valid: a buffer apart from "
+                  "params)"));
+  CHECK(message_of([&] {
+          wham::iqp_encode(params + 3, reinterpret_cast<c128*>(params), 1, 1, v);
+        }) == msg("states = a range overlapping params is invalid (valid: a buffer apart from "
+                  "params)"));
 
   CHECK(message_of([] { wham::iqp_size<c128>(31, 1); }) ==
         "wham::iqp_size: num_qubits = 31 is invalid (valid: 1..30)");
@@ -92,6 +124,14 @@ TEST_CASE("fwht checks its arguments first", "[fwht][errors]") {
         "wham::fwht: in = nullptr is invalid (valid: a device pointer)");
   CHECK(message_of([&] { wham::fwht(data, static_cast<float*>(nullptr), 4, 1); }) ==
         "wham::fwht: out = nullptr is invalid (valid: a device pointer)");
+  // Out of place over part of the input (in == out is the overlap that is allowed).
+  float row[16] = {};
+  const std::string overlap =
+      "wham::fwht: out = a range overlapping in is invalid (valid: in itself (in place) or a "
+      "buffer apart from in)";
+  CHECK(message_of([&] { wham::fwht(row, row + 1, 3, 1); }) == overlap);
+  CHECK(message_of([&] { wham::fwht(row + 7, row, 3, 1); }) == overlap);
+  CHECK(message_of([&] { wham::fwht(row, row + 4, 2, 2); }) == overlap);
 }
 
 TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
@@ -144,6 +184,47 @@ TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
         "float (FP64 tensor cores))");
   CHECK(message_of([&] { wham::m2l(m, d, l, 4, 1, 0, wham::m2l_path(9)); }) ==
         "wham::m2l: path = 9 is invalid (valid: an m2l_path value)");
+}
+
+TEST_CASE("shared memory beyond the device's is an argument error, not a launch failure",
+          "[m2l][errors]") {
+  // The thread schedule's block at each order (the tuning table's threads and slots):
+  // compute capability 8.6 and 8.9 let a block take 101376 bytes, 8.0 166912, 9.0 232448.
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(8) == 101376);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(9) == 123904);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(10) == 146432);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(11) == 173056);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(12) == 199680);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<float>(8) == 101376);
+  CHECK(wham::detail::m2l::thread_schedule_smem_bytes<float>(12) == 199680);
+  // automatic's thread orders (6 in double, 8 in float) fit every supported device.
+  for (int p = 0; p <= 8; ++p) {
+    CAPTURE(p);
+    CHECK(wham::detail::m2l::thread_schedule_smem_bytes<float>(p) <= 101376);
+    if (p <= 6) CHECK(wham::detail::m2l::thread_schedule_smem_bytes<double>(p) <= 101376);
+  }
+  static c128 m[441] = {};
+  static c128 l[441] = {};
+  double d[3] = {};
+  {
+    const fake_device sm86(8, 6, 101376);
+    CHECK(message_of([&] { wham::m2l(m, d, l, 9, 1, 0, wham::m2l_path::thread); }) ==
+          "wham::m2l: path = m2l_path::thread is invalid (valid: automatic, split or warp at p "
+          "= 9 on this device: the thread schedule needs 123904 bytes of shared memory a "
+          "block, the device allows 101376)");
+    CHECK(message_of([] { wham::detail::check_smem_fits("a kernel", 101377); }) ==
+          "wham: a kernel needs 101377 bytes of shared memory a block; device 0 (compute "
+          "capability 8.6) allows 101376");
+    CHECK(message_of([] { wham::detail::check_smem_fits("a kernel", 101376); }) ==
+          "(no throw)");
+  }
+  {
+    const fake_device sm80(8, 0, 166912);
+    CHECK(message_of([&] { wham::m2l(m, d, l, 11, 1, 0, wham::m2l_path::thread); }) ==
+          "wham::m2l: path = m2l_path::thread is invalid (valid: automatic, split or warp at p "
+          "= 11 on this device: the thread schedule needs 173056 bytes of shared memory a "
+          "block, the device allows 166912)");
+  }
 }
 
 TEST_CASE("m2l_accumulate and its class forms check their arguments first", "[fmm][errors]") {

@@ -28,6 +28,12 @@ void fwht_inplace(T* v, int log_n) {
   }
 }
 
+/// Parity of the set bits of v (plain C++17: no compiler builtin, so any host compiler).
+inline bool parity(std::uint64_t v) {
+  for (int shift = 32; shift > 0; shift >>= 1) v ^= v >> shift;
+  return (v & 1) != 0;
+}
+
 /// The definition, O(4^n): out[k] = scale * sum_x in[x] (-1)^popcount(x & k).
 template <class T>
 std::vector<T> walsh_matrix_product(const std::vector<T>& in, int log_n, double scale = 1.0) {
@@ -37,7 +43,7 @@ std::vector<T> walsh_matrix_product(const std::vector<T>& in, int log_n, double 
   for (std::size_t k = 0; k < n; ++k) {
     T acc(0);
     for (std::size_t x = 0; x < n; ++x) {
-      const bool odd = __builtin_parityll(static_cast<unsigned long long>(x & k));
+      const bool odd = parity(static_cast<std::uint64_t>(x & k));
       acc = odd ? acc - in[x] : acc + in[x];
     }
     out[k] = acc * scale;

@@ -1,9 +1,10 @@
 /// \file wham/detail/m2l/fused.cuh
 /// \brief The fused pair-streaming M2L kernels and their dispatch by order.
 ///
-/// Two schedules, one kernel each (everything on chip, no trigonometry, no
-/// padding of the z-core, nothing per pair in device memory but the pair's own
-/// input and output):
+/// The thread and warp schedules, one kernel each, and the dispatch of the split
+/// schedule (split.cuh); the tensor-core schedules are in tensor.cuh and
+/// tensor_wide.cuh. Everything on chip, no trigonometry, no padding of the z-core,
+/// nothing per pair in device memory but the pair's own input and output:
 ///
 ///   thread: one thread per pair, compile-time order P (0..thread_max_order), the
 ///           building blocks of blocks.cuh fully unrolled. A block stages its pairs'
@@ -203,6 +204,20 @@ void launch_thread_order(const cpx<T>* multipoles, const T* deltas, cpx<T>* loca
   constexpr thread_config cfg = thread_schedule_config<T>(P);
   launch_thread_variant<P, T, cfg.threads, cfg.registers>(multipoles, deltas, locals, num_pairs,
                                                           stream);
+}
+
+/// Dynamic shared memory of one block of the thread schedule at order p
+/// (0..thread_max_order): double p = 12 takes 199,680 bytes, more than compute
+/// capability 8.x gives a block.
+template <class T>
+std::size_t thread_schedule_smem_bytes(int p) {
+  std::size_t bytes = 0;
+  static_for_host<0, thread_max_order + 1>([&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    constexpr thread_config cfg = thread_schedule_config<T>(P);
+    if (P == p) bytes = thread_smem_bytes<P, T, cfg.threads, cfg.registers>();
+  });
+  return bytes;
 }
 
 /// One thread per pair, order p in 0..thread_max_order (checked by the caller).
