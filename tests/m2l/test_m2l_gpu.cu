@@ -8,6 +8,7 @@
 
 #include <cuda/std/complex>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -20,10 +21,11 @@ namespace ref = wham::reference;
 
 namespace {
 
-enum class path_kind { thread, split, warp, tensor, direct, materialised };
+enum class path_kind { automatic, thread, split, warp, tensor, direct, materialised };
 
 const char* name(path_kind k) {
   switch (k) {
+    case path_kind::automatic: return "automatic";
     case path_kind::thread: return "thread";
     case path_kind::split: return "split";
     case path_kind::warp: return "warp";
@@ -91,6 +93,15 @@ template <class T>
 void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std::complex<T>* L,
               int p, std::int64_t n) {
   switch (k) {
+    case path_kind::automatic: {  // the default call, on a stream of its own
+      cudaStream_t s;
+      WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      WHAM_TEST_CUDA(cudaDeviceSynchronize());  // the poison (legacy stream) first
+      wham::m2l(M, d, L, p, n, s);
+      WHAM_TEST_CUDA(cudaStreamSynchronize(s));
+      WHAM_TEST_CUDA(cudaStreamDestroy(s));
+      break;
+    }
     case path_kind::thread: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread); break;
     case path_kind::split: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::split); break;
     case path_kind::warp: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp); break;
@@ -133,11 +144,14 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   // where the wide tensor schedule (sm_90) starts in automatic and changes its kernel shape
   const int p = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 18, 20);
   const std::int64_t n = GENERATE(1, 7, 1000, 100000);
-  const path_kind k = GENERATE(path_kind::thread, path_kind::split, path_kind::warp,
-                               path_kind::tensor, path_kind::direct, path_kind::materialised);
+  const path_kind k = GENERATE(path_kind::automatic, path_kind::thread, path_kind::split,
+                               path_kind::warp, path_kind::tensor, path_kind::direct,
+                               path_kind::materialised);
   if (p > wham::m2l_max_order<T>()) return;
   if (!serves<T>(k, p)) return;
-  if ((p == 11 || p == 14 || p == 18) && k != path_kind::tensor) return;
+  if ((p == 11 || p == 14 || p == 18) && k != path_kind::tensor && k != path_kind::automatic) {
+    return;
+  }
   const std::size_t C = std::size_t(p + 1) * (p + 1);
   // the materialised baseline's workspace: at most 2 GB here
   if (k == path_kind::materialised &&
@@ -160,9 +174,11 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = dL.download();
 
-  // The reference on every pair up to 1000 pairs, else on 1000 pairs spread over the
-  // batch (first, last, and a stride through the middle); NaN anywhere in the whole
-  // output fails too (the poison).
+  // The reference on every pair up to 1000 pairs, else on 1000 (300 from p = 12) pairs
+  // spread over the batch: first, last, and a stride through the middle offset by j % 4,
+  // so that the samples take every kind of delta (make_inputs: i % 4 picks on-axis,
+  // near-axis or general; a stride of 100 alone would land on the axis every time).
+  // NaN anywhere in the whole output fails too (the poison).
   bool all_finite = true;
   for (const auto& v : got) all_finite = all_finite && std::isfinite(v.real()) && std::isfinite(v.imag());
   CHECK(all_finite);
@@ -171,7 +187,8 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   out.reserve(checked * C);
   want.reserve(checked * C);
   for (std::int64_t j = 0; j < checked; ++j) {
-    const std::int64_t i = checked == n ? j : (j == checked - 1 ? n - 1 : j * (n / checked));
+    const std::int64_t i =
+        checked == n ? j : (j == checked - 1 ? n - 1 : j * (n / checked) + j % 4);
     std::vector<ref::m2l_complex> M(C);
     for (std::size_t c = 0; c < C; ++c) M[c] = {in.M[i * C + c].real(), in.M[i * C + c].imag()};
     const double d[3] = {in.d[3 * i], in.d[3 * i + 1], in.d[3 * i + 2]};
@@ -188,6 +205,58 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   }
   CAPTURE(err, tolerance<T>(p));
   REQUIRE(err <= tolerance<T>(p));
+}
+
+// The launchers' conventions: enqueued on the caller's stream, no allocation and no
+// synchronisation inside, so the call can be captured into a CUDA graph. Every schedule
+// automatic takes (thread, split, the tensor schedules in double, warp in float).
+TEMPLATE_TEST_CASE("m2l: a call captured in a CUDA graph gives the same locals", "[m2l][gpu][graph]",
+                   float, double) {
+  using T = TestType;
+  const int p = GENERATE(2, 8, 12, 16, 20);
+  if (p > wham::m2l_max_order<T>()) return;
+  const std::int64_t n = wham_test::reduced() ? 7 : 1000;
+  const auto& in = make_inputs<T>(p, n);
+  CAPTURE(p, n, wham_test::seed());
+  const std::size_t C = std::size_t(p + 1) * (p + 1);
+  wham_test::device_buffer<cuda::std::complex<T>> dM(in.M), dL(C * n), dG(C * n);
+  wham_test::device_buffer<T> dd(in.d);
+  dL.poison();
+  dG.poison();
+  WHAM_TEST_CUDA(cudaDeviceSynchronize());  // the poison (legacy stream) before the other stream
+  cudaStream_t stream;
+  WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  wham::m2l(dM.data(), dd.data(), dL.data(), p, n, stream);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  WHAM_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  wham::m2l(dM.data(), dd.data(), dG.data(), p, n, stream);
+  WHAM_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  WHAM_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
+  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
+  const auto direct = dL.download(), replayed = dG.download();
+  WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
+  WHAM_TEST_CUDA(cudaGraphDestroy(graph));
+  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+  // The direct call is itself right on its first pairs (two equal wrong answers fail).
+  const std::int64_t checked = std::min<std::int64_t>(n, 8);
+  std::vector<std::complex<double>> out, want;
+  for (std::int64_t i = 0; i < checked; ++i) {
+    std::vector<ref::m2l_complex> M(C);
+    for (std::size_t c = 0; c < C; ++c) M[c] = {in.M[i * C + c].real(), in.M[i * C + c].imag()};
+    const double d[3] = {in.d[3 * i], in.d[3 * i + 1], in.d[3 * i + 2]};
+    const auto L = ref::m2l_direct(p, M.data(), d);
+    for (std::size_t c = 0; c < C; ++c) {
+      want.push_back(L[c]);
+      out.push_back({double(direct[i * C + c].real()), double(direct[i * C + c].imag())});
+    }
+  }
+  REQUIRE(wham_test::relative_error(out.data(), want.data(), out.size()) <= tolerance<T>(p));
+  for (std::size_t k = 0; k < direct.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(direct[k] == replayed[k]);
+  }
 }
 
 TEMPLATE_TEST_CASE("m2l: zero and non-finite displacements", "[m2l][gpu]", float, double) {
