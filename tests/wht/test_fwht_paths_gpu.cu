@@ -155,12 +155,15 @@ TEMPLATE_TEST_CASE("fwht: the orthonormal transform applied twice gives the inpu
 // stage boundaries; its transform is the product of the three factors'
 // transforms (O(2^n) to form). The device input is the product rounded to T
 // (relative error eps per element, which the orthogonal transform keeps).
+// Every element type; the baseline path (one launch a bit) at 26 as well.
 TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[fwht][paths][gpu]",
-                   float, cuda::std::complex<double>) {
+                   float, double, cuda::std::complex<float>, cuda::std::complex<double>) {
   using T = TestType;
   using R = wham::detail::wht::real_t<T>;
   using D = double_of<T>;
   const int log_n = GENERATE(25, 26, 28);
+  const wham::fwht_path path = GENERATE(wham::fwht_path::automatic, wham::fwht_path::baseline);
+  if (path == wham::fwht_path::baseline && log_n != 26) return;
   if (wham_test::reduced()) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   WHAM_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -170,7 +173,7 @@ TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[
     return;
   }
   const bool in_place = log_n == 26;
-  CAPTURE(log_n, in_place, wham_test::seed());
+  CAPTURE(log_n, in_place, int(path), wham_test::seed());
   const int cut1 = 7, cut2 = 17;  // f: bits [0, 7), g: [7, 17), h: [17, n)
   auto gen = wham_test::rng(0x5C + log_n);
   auto factor = [&](int bits) {
@@ -198,7 +201,7 @@ TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[
   wham_test::device_buffer<T> d_out(in_place ? 0 : n);
   if (!in_place) d_out.poison();
   T* out = in_place ? d_in.data() : d_out.data();
-  wham::fwht(d_in.data(), out, log_n, 1, R(scale), 0, wham::fwht_path::automatic);
+  wham::fwht(d_in.data(), out, log_n, 1, R(scale), 0, path);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   host = in_place ? d_in.download() : d_out.download();
   double num = 0.0, den = 0.0;
