@@ -15,7 +15,9 @@
 ///     a launcher may be recorded into a CUDA graph by stream capture;
 ///   - launch errors are reported through `cudaGetLastError()` right after the
 ///     launch (a non-synchronising call), so asynchronous faults inside a kernel
-///     surface at the caller's next synchronisation, as for any CUDA call.
+///     surface at the caller's next synchronisation, as for any CUDA call; an error
+///     that an earlier call of the caller's left pending in the runtime is reported
+///     (and cleared) by wham's next launch check, under wham's launch name.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -41,6 +41,10 @@ namespace wham::detail::m2l {
 inline constexpr int thread_max_order = 12;
 
 // ---- the tuning table (H200, sm_90; pair-streaming, 100k..1M pairs) --------------
+// automatic's choice by order (m2l.cuh) reads three parts of one table: here the thread,
+// split and warp schedules (automatic_thread_max_order, split_max_order); tensor.cuh's
+// tensor_min_order and register caps (the four-pair schedule, below sm_90); and
+// tensor_wide.cuh's wide_min_order and shapes (sm_90), each with its measured figures.
 /// Threads per block and where a thread keeps its record, per order and type.
 struct thread_config {
   int threads;     ///< threads (= pairs) per block
