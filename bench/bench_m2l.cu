@@ -59,8 +59,8 @@ void BM_m2l(benchmark::State& state) {
     state.SkipWithError("order outside the split schedule");
     return;
   }
-  if (path == tensor && !std::is_same_v<T, double>) {
-    state.SkipWithError("the tensor schedule is double only");
+  if (path == tensor && !std::is_same_v<T, double> && !wham::detail::m2l::wide_supported()) {
+    state.SkipWithError("float on tensor cores needs the sm_90 wide schedule");
     return;
   }
   if (path == materialised &&
@@ -145,7 +145,12 @@ template <class T>
 void m2l_args(benchmark::internal::Benchmark* b) {
   const int pmax = wham::m2l_max_order<T>();
   for (int path : {automatic, thread, split, warp, tensor}) {
-    if (path == tensor && !std::is_same_v<T, double>) continue;
+    // float on tensor cores (sm_90, computed in double): p >= 9, against the split and
+    // warp schedules it would replace
+    if (path == tensor && !std::is_same_v<T, double>) {
+      for (int p = 9; p <= pmax; ++p) b->Args({p, 5, path});
+      continue;
+    }
     for (int p = 0; p <= pmax; ++p) {
       if (path == tensor && p < 8) continue;  // far behind the thread schedule there
       if (path == thread && p > wham::detail::m2l::thread_max_order) continue;

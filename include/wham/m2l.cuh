@@ -75,8 +75,10 @@ enum class m2l_path {
   warp,       ///< fused, one warp per pair (any order)
   split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
   direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
-  tensor,     ///< fused, FP64 tensor-core products (double only, any order): tiles of eight
-              ///< pairs on sm_90 (tensor_wide.cuh), of four below (tensor.cuh)
+  tensor,     ///< fused, FP64 tensor-core products (any order): tiles of eight pairs on
+              ///< sm_90 (tensor_wide.cuh), of four below (tensor.cuh, double only); float
+              ///< on sm_90 only, computed in double (not yet measured: automatic keeps
+              ///< float on the warp schedule)
 };
 
 /// Highest order wham::m2l serves for T.
@@ -166,8 +168,15 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
         const detail::m2l::tensor_stream pairs{M, deltas, L, num_pairs};
         detail::m2l::launch_tensor_any(p, detail::m2l::wide_stream{pairs}, pairs, stream);
       } else {
-        detail::throw_invalid_argument("m2l", "path", "m2l_path::tensor",
-                                       "a path other than tensor for float (FP64 tensor cores)");
+        // Float runs the wide schedule only (sm_90), computing in double.
+        if (!detail::m2l::wide_supported()) {
+          detail::throw_invalid_argument(
+              "m2l", "path", "m2l_path::tensor",
+              "a path other than tensor for float below compute capability 9.0 (float runs "
+              "the sm_90 wide tensor schedule only)");
+        }
+        detail::m2l::launch_tensor_wide_tuned(
+            p, detail::m2l::wide_stream_f32{M, deltas, L, num_pairs}, stream);
       }
       break;
     case m2l_path::direct:

@@ -125,7 +125,8 @@ bool serves(path_kind k, int p) {
   using namespace wham::detail::m2l;
   if (k == path_kind::thread) return p <= thread_max_order;
   if (k == path_kind::split) return p >= split_min_order && p <= split_max_order;
-  if (k == path_kind::tensor) return std::is_same_v<T, double>;
+  // float: the wide schedule (sm_90) alone, computing in double
+  if (k == path_kind::tensor) return std::is_same_v<T, double> || wide_supported();
   return true;
 }
 
@@ -325,9 +326,11 @@ TEST_CASE("m2l: argument checks", "[m2l][gpu]") {
   wham_test::device_buffer<cuda::std::complex<float>> Mf(289), Lf(289);
   wham_test::device_buffer<float> df(3);
   CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 17, 1), wham::error);
-  // FP64 tensor cores: double only
-  CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 16, 1, 0, wham::m2l_path::tensor),
-                  wham::error);
+  // float on tensor cores: the sm_90 wide schedule only
+  if (!wham::detail::m2l::wide_supported()) {
+    CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 16, 1, 0, wham::m2l_path::tensor),
+                    wham::error);
+  }
   CHECK_NOTHROW(m2l(Mf.data(), df.data(), Lf.data(), 16, 0));  // empty: nothing enqueued
   try {
     m2l(M.data(), d.data(), L.data(), 21, 4);

@@ -145,6 +145,14 @@ __device__ __forceinline__ void copy_async(cpx<T>* dst, const cpx<T>* src) {
 #endif
 }
 
+/// A float coefficient into a double slot (the tensor schedules compute in double for
+/// float callers too): a plain load, widened, and a plain store, complete before the
+/// block barrier that follows the staging as the asynchronous copies are.
+__device__ __forceinline__ void copy_async(cpx<double>* dst, const cpx<float>* src) {
+  const cpx<float> v = *src;
+  *dst = cpx<double>{double(v.re), double(v.im)};
+}
+
 template <int C, int S, int NT, class T>
 __device__ __forceinline__ void stage_records(cpx<T>* sm, const cpx<T>* __restrict__ src,
                                               int count) {

@@ -363,7 +363,7 @@ __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(cons
   // (conflict-free rows of the swizzle), one 16-byte asynchronous copy each
   {
     const int q = (t >> 2) & 7;
-    const cpx<double>* src = q < count ? pairs.record(first + q, C) : nullptr;
+    const auto* src = q < count ? pairs.record(first + q, C) : nullptr;  // double or float
     for (int idx = (t & 3) + 4 * warp; idx < C; idx += 4 * W) {
       cpx<double>* dst = &w.rec[wide_slot(idx, q)];
       if (q < count) {
@@ -430,6 +430,38 @@ struct wide_stream : tensor_stream {
     cpx<double>* dst;  ///< the pair's locals, null past the tile's count
     __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
       if (ok && dst != nullptr) dst[idx] = v;
+    }
+  };
+  __device__ __forceinline__ store_sink sink(std::int64_t first, int count, int C) const {
+    const int q = (threadIdx.x & 31) >> 2;
+    return {q < count ? locals + (first + q) * C : nullptr};
+  }
+};
+
+/// Pair streaming with float coefficients and displacements (m2l_path::tensor in float):
+/// the schedule computes in double as for double callers; each input coefficient is
+/// widened as it is staged (split.cuh's copy_async for float sources), each local
+/// narrowed as it is stored. Not yet measured: `automatic` keeps float on the warp
+/// schedule above p = 12 until a GPU run compares the two.
+struct wide_stream_f32 {
+  const cpx<float>* multipoles;
+  const float* deltas;
+  cpx<float>* locals;
+  std::int64_t num_pairs;
+
+  __device__ __forceinline__ const cpx<float>* record(std::int64_t i, int C) const {
+    return multipoles + i * C;
+  }
+  __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
+    const float* d = deltas + 3 * i;
+    x = d[0];
+    y = d[1];
+    z = d[2];
+  }
+  struct store_sink {
+    cpx<float>* dst;  ///< the pair's locals, null past the tile's count
+    __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
+      if (ok && dst != nullptr) dst[idx] = cpx<float>{float(v.re), float(v.im)};
     }
   };
   __device__ __forceinline__ store_sink sink(std::int64_t first, int count, int C) const {
