@@ -288,9 +288,13 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
   CHECK(wham::iqp_num_params(4, v) == 10);
   CHECK(wham::iqp_num_params(4, wham::iqp_variant::iqp_z) == 4);
   // The fused path for an n that does not fit throws, naming the valid range.
+  // (Buffers of that n's sizes: smaller ones would overlap on paper, and iqp_encode
+  // checks that first.)
   const int too_big = wham::iqp_fused_max_qubits<Out>() + 1;
+  wham_test::device_buffer<double> p_big(std::size_t(wham::iqp_num_params(too_big, v)));
+  wham_test::device_buffer<Out> s_big(std::size_t(wham::iqp_size<Out>(too_big, 1).amplitudes));
   try {
-    wham::iqp_encode(p.data(), s.data(), too_big, 1, v, 0, wham::iqp_path::fused);
+    wham::iqp_encode(p_big.data(), s_big.data(), too_big, 1, v, 0, wham::iqp_path::fused);
     FAIL("no throw");
   } catch (const wham::error& e) {
     CAPTURE(e.what());
