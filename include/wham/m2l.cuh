@@ -39,7 +39,8 @@
 /// in double, FP64 tensor-core products, on sm_90 on tiles of eight pairs from p = 11
 /// (detail/m2l/tensor_wide.cuh: mma.m16n8k4, whole swap matrices, the two swaps of a
 /// degree chained in registers), else on tiles of four pairs from p = 13
-/// (detail/m2l/tensor.cuh, sm_80+); in float one warp a pair.
+/// (detail/m2l/tensor.cuh, sm_80+); in float the wide schedule (computed in double)
+/// from p = 13 on sm_90, one warp a pair below sm_90.
 ///
 /// \code
 ///   // d_M, d_L: n * 36 cuda::std::complex<double>; d_delta: n * 3 double (p = 5)
@@ -78,8 +79,8 @@ enum class m2l_path {
   tensor,     ///< fused, FP64 tensor-core products (any order): tiles of eight pairs on
               ///< sm_90 (tensor_wide.cuh), of four below (tensor.cuh, double only); float
               ///< on sm_90 only, computed in double (H100, 1e5 pairs, 2026-12-05: p = 13-16
-              ///< in 456-783 us against the warp schedule's 959-1430; automatic keeps float
-              ///< on the warp schedule until an H200 run, where the tuning table is made)
+              ///< in 456-783 us against the warp schedule's 959-1430; automatic takes it
+              ///< there, and the warp schedule below sm_90)
 };
 
 /// Highest order wham::m2l serves for T.
@@ -125,11 +126,14 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   using detail::m2l::cpx;
   const auto* M = reinterpret_cast<const cpx<T>*>(multipoles);
   auto* L = reinterpret_cast<cpx<T>*>(locals);
-  if (path == m2l_path::automatic) {
+  const bool chosen_by_caller = path != m2l_path::automatic;
+  if (!chosen_by_caller) {
     path = p <= detail::m2l::automatic_thread_max_order<T>() ? m2l_path::thread
-           : std::is_same_v<T, double> && detail::m2l::tensor_automatic(p) ? m2l_path::tensor
-           : p <= detail::m2l::split_max_order                              ? m2l_path::split
-                                                                            : m2l_path::warp;
+           : (std::is_same_v<T, double> ? detail::m2l::tensor_automatic(p)
+                                        : detail::m2l::tensor_automatic_float(p))
+               ? m2l_path::tensor
+           : p <= detail::m2l::split_max_order ? m2l_path::split
+                                               : m2l_path::warp;
   }
   switch (path) {
     case m2l_path::thread:
@@ -138,8 +142,9 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
             "m2l", "p", p,
             "0.." + std::to_string(detail::m2l::thread_max_order) + " for m2l_path::thread");
       }
-      {
-        // Before the launch's own check, so the message names the path and the way out.
+      if (chosen_by_caller) {
+        // Before the launch's own check, so the message names the path and the way out
+        // (automatic's thread orders fit every device: test_arguments_host).
         const std::size_t need = detail::m2l::thread_schedule_smem_bytes<T>(p);
         const std::size_t have = detail::current_device_limits().smem_per_block_optin;
         if (need > have) {
@@ -166,8 +171,8 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
       break;
     case m2l_path::tensor:
       if constexpr (std::is_same_v<T, double>) {
-        const detail::m2l::tensor_stream pairs{M, deltas, L, num_pairs};
-        detail::m2l::launch_tensor_any(p, detail::m2l::wide_stream{pairs}, pairs, stream);
+        detail::m2l::launch_tensor_any(p, detail::m2l::wide_stream<double>{M, deltas, L, num_pairs},
+                                       detail::m2l::tensor_stream{M, deltas, L, num_pairs}, stream);
       } else {
         // Float runs the wide schedule only (sm_90), computing in double.
         if (!detail::m2l::wide_supported()) {
@@ -177,7 +182,7 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
               "the sm_90 wide tensor schedule only)");
         }
         detail::m2l::launch_tensor_wide_tuned(
-            p, detail::m2l::wide_stream_f32{M, deltas, L, num_pairs}, stream);
+            p, detail::m2l::wide_stream<float>{M, deltas, L, num_pairs}, stream);
       }
       break;
     case m2l_path::direct:

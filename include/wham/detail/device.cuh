@@ -99,7 +99,6 @@ inline void check_smem_fits(const char* what, std::size_t bytes) {
 template <class Kernel>
 inline void ensure_dynamic_smem(Kernel kernel, std::size_t bytes) {
   if (bytes <= 48 * 1024) return;
-  check_smem_fits("a kernel", bytes);
   static std::map<std::pair<const void*, int>, std::size_t> granted;
   static std::mutex m;
   const auto key =
@@ -107,6 +106,7 @@ inline void ensure_dynamic_smem(Kernel kernel, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(m);
   auto it = granted.find(key);
   if (it != granted.end() && it->second >= bytes) return;
+  check_smem_fits("a kernel", bytes);  // only before a new grant: a granted size fits
   WHAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bytes)));
   granted[key] = bytes;

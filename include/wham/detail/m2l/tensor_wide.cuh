@@ -32,6 +32,7 @@
 
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
+#include <wham/detail/m2l/fused.cuh>
 #include <wham/detail/m2l/split.cuh>
 #include <wham/detail/m2l/tensor.cuh>
 #include <wham/error.hpp>
@@ -424,45 +425,32 @@ __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(cons
 ///   sink(first, count, C)   the lane's sink for pair first + lane / 4 of a tile of `count`
 ///                           pairs: put(idx, value, ok) takes coefficient idx of the lane's
 ///                           pair (every lane of the warp calls it at once; ok: an output)
-/// Pair streaming: pair i writes locals[i].
-struct wide_stream : tensor_stream {
-  struct store_sink {
-    cpx<double>* dst;  ///< the pair's locals, null past the tile's count
-    __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
-      if (ok && dst != nullptr) dst[idx] = v;
-    }
-  };
-  __device__ __forceinline__ store_sink sink(std::int64_t first, int count, int C) const {
-    const int q = (threadIdx.x & 31) >> 2;
-    return {q < count ? locals + (first + q) * C : nullptr};
-  }
-};
-
-/// Pair streaming with float coefficients and displacements (m2l_path::tensor in float):
-/// the schedule computes in double as for double callers; each input coefficient is
-/// widened as it is staged (split.cuh's copy_async for float sources), each local
-/// narrowed as it is stored. H100 (bench_m2l, 1e5 pairs, 2026-12-05): p = 12-16 in 439,
-/// 456, 560, 584, 783 us against split 355 at 12 and warp 959, 1039, 1255, 1430 at 13-16;
-/// `automatic` keeps float on the warp schedule above p = 12 until an H200 run.
-struct wide_stream_f32 {
-  const cpx<float>* multipoles;
-  const float* deltas;
-  cpx<float>* locals;
+/// Pair streaming in T: pair i writes locals[i]. The schedule computes in double; float
+/// coefficients are widened as they are staged (split.cuh's copy_async for float sources)
+/// and locals narrowed as they are stored. Float (m2l_path::tensor), H100, bench_m2l, 1e5
+/// pairs (2026-12-05): p = 12-16 in 439, 456, 560, 584, 783 us against split 355 at 12
+/// and warp 959, 1039, 1255, 1430 at 13-16; `automatic` takes it above p = 12
+/// (tensor_automatic_float).
+template <class T>
+struct wide_stream {
+  const cpx<T>* multipoles;
+  const T* deltas;
+  cpx<T>* locals;
   std::int64_t num_pairs;
 
-  __device__ __forceinline__ const cpx<float>* record(std::int64_t i, int C) const {
+  __device__ __forceinline__ const cpx<T>* record(std::int64_t i, int C) const {
     return multipoles + i * C;
   }
   __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
-    const float* d = deltas + 3 * i;
+    const T* d = deltas + 3 * i;
     x = d[0];
     y = d[1];
     z = d[2];
   }
   struct store_sink {
-    cpx<float>* dst;  ///< the pair's locals, null past the tile's count
+    cpx<T>* dst;  ///< the pair's locals, null past the tile's count
     __device__ __forceinline__ void put(int idx, cpx<double> v, bool ok) const {
-      if (ok && dst != nullptr) dst[idx] = cpx<float>{float(v.re), float(v.im)};
+      if (ok && dst != nullptr) dst[idx] = cpx<T>{T(v.re), T(v.im)};
     }
   };
   __device__ __forceinline__ store_sink sink(std::int64_t first, int count, int C) const {
@@ -546,7 +534,7 @@ inline bool wide_supported() {
   static std::array<std::once_flag, max_devices> once{};
   std::call_once(once[l.device], [&l] {
     cudaFuncAttributes a{};
-    WHAM_CUDA_TRY(cudaFuncGetAttributes(&a, m2l_tensor_wide_kernel<wide_stream, 2, 6, 4>));
+    WHAM_CUDA_TRY(cudaFuncGetAttributes(&a, m2l_tensor_wide_kernel<wide_stream<double>, 2, 6, 4>));
     ptx_version[l.device] = a.ptxVersion;
   });
   return ptx_version[l.device] >= 90;
@@ -559,6 +547,13 @@ static_assert(wide_min_order < tensor_min_order, "the wide schedule starts lower
 inline bool tensor_automatic(int p) {
   return p >= tensor_min_order || (p >= wide_min_order && wide_supported());
 }
+
+/// Whether pair-streaming `automatic` takes the wide schedule at order p in float (computed
+/// in double, sm_90 only): above the split schedule's orders, where the warp schedule was
+/// the alternative. H100 80GB HBM3, bench_m2l, 1e5 pairs, median us (2026-12-05): p = 13,
+/// 14, 15, 16 wide 456, 560, 584, 783 against warp 959, 1039, 1255, 1430; at p = 12 the
+/// split schedule stays (355 against 439).
+inline bool tensor_automatic_float(int p) { return p > split_max_order && wide_supported(); }
 
 /// The tensor schedule over the caller's pairs: the wide one (policy `wide`) where it runs,
 /// else the four-pair one (policy `four`, tensor.cuh).
