@@ -427,10 +427,8 @@ __global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(cons
 ///                           pair (every lane of the warp calls it at once; ok: an output)
 /// Pair streaming in T: pair i writes locals[i]. The schedule computes in double; float
 /// coefficients are widened as they are staged (split.cuh's copy_async for float sources)
-/// and locals narrowed as they are stored. Float (m2l_path::tensor), H100, bench_m2l, 1e5
-/// pairs (2026-12-05): p = 12-16 in 439, 456, 560, 584, 783 us against split 355 at 12
-/// and warp 959, 1039, 1255, 1430 at 13-16; `automatic` takes it above p = 12
-/// (tensor_automatic_float).
+/// and locals narrowed as they are stored (where float `automatic` takes it, and the
+/// figures: tensor_automatic_float).
 template <class T>
 struct wide_stream {
   const cpx<T>* multipoles;
