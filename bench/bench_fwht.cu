@@ -4,7 +4,9 @@
 // and cudaMemcpyAsync; bench/common.cuh).
 //
 // BM_fwht:      log_n x batch (64, or "large": 1 GiB of rows) x type x path
-//               (fused where it serves, kronecker where it serves, baseline).
+//               (fused where it serves, kronecker where it serves, baseline);
+//               speedup_vs_baseline against the baseline path timed in the same run
+//               on the same buffers.
 //               Batch 64 is skipped where the two buffers pass 16 GiB (float
 //               n >= 26, double / complex<float> n >= 25, complex<double> n >= 24).
 // BM_kron_tune: the Kronecker path's two knobs at a few points (L2 chunk size,
@@ -45,10 +47,21 @@ void BM_fwht(benchmark::State& state) {
   wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
-  const double t = wham_bench::run_manual(state, stream, [&] {
-    wham::fwht(in.data(), out.data(), log_n, batch, R(1), stream, path);
-  });
+  auto run = [&](fwht_path p) {
+    return [&, p] { wham::fwht(in.data(), out.data(), log_n, batch, R(1), stream, p); };
+  };
+  // The baseline (one global-memory pass a stage) timed on the same buffers, few
+  // repetitions at 1 GiB where it is slow; its own rows read 1.
+  const bool large = in.bytes() >= (std::size_t(1) << 30);
+  const double base_s = path == fwht_path::baseline
+                            ? 0.0
+                            : wham_bench::median_time(stream, run(fwht_path::baseline),
+                                                      large ? 3 : 7, 1);
+  const double t = wham_bench::run_manual(state, stream, run(path));
   wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
+  state.counters["speedup_vs_baseline"] =
+      path == fwht_path::baseline ? 1.0 : (t > 0 ? base_s / t : 0.0);
+  state.counters["baseline_us"] = (path == fwht_path::baseline ? t : base_s) * 1e6;
   state.counters["batch"] = double(batch);
   state.counters["log_n"] = log_n;
   state.counters["path"] = double(static_cast<int>(path));

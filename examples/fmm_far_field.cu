@@ -9,17 +9,29 @@
 #include <wham/reference/fmm.hpp>
 #include <wham/reference/m2l.hpp>
 
-#include "device_buffer.cuh"
-
 #include <cuda/std/complex>
 #include <cuda_runtime_api.h>
+#include <thrust/device_vector.h>
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
+
+namespace {
+
+// Exits with the failing call's name and CUDA's message: an example has no caller to recover.
+void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s failed: %s\n", call, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+}  // namespace
 
 int main() {
   int devices = 0;
@@ -76,13 +88,16 @@ int main() {
   }
 
   using cT = cuda::std::complex<double>;
-  wham_test::device_buffer<std::int32_t> d_src(list.src), d_tgt(list.tgt);
-  wham_test::device_buffer<double> d_centers(centers);
+  const thrust::device_vector<std::int32_t> d_src(list.src), d_tgt(list.tgt);
+  const thrust::device_vector<double> d_centers(centers);
+  const std::int32_t* src_ptr = thrust::raw_pointer_cast(d_src.data());
+  const std::int32_t* tgt_ptr = thrust::raw_pointer_cast(d_tgt.data());
+  const double* centers_ptr = thrust::raw_pointer_cast(d_centers.data());
   cudaStream_t stream;
-  WHAM_TEST_CUDA(cudaStreamCreate(&stream));
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
   cudaEvent_t start, stop;
-  WHAM_TEST_CUDA(cudaEventCreate(&start));
-  WHAM_TEST_CUDA(cudaEventCreate(&stop));
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
 
   std::printf("%4s %12s %12s %14s\n", "p", "rel. error", "M2L us", "Mpairs/s");
   for (int p = 2; p <= 14; p += 2) {
@@ -93,20 +108,27 @@ int main() {
                               std::size_t(per_cell));
       for (int i = 0; i < C; ++i) M[std::size_t(c) * C + i] = {m[i].real(), m[i].imag()};
     }
-    wham_test::device_buffer<cT> d_M(M), d_L(M.size());
+    const thrust::device_vector<cT> d_M(M);
+    thrust::device_vector<cT> d_L(M.size());
+    const cT* M_ptr = thrust::raw_pointer_cast(d_M.data());
+    cT* L_ptr = thrust::raw_pointer_cast(d_L.data());
+    const std::size_t L_bytes = d_L.size() * sizeof(cT);
     // Warm-up call (module load), then the timed one on zeroed locals.
-    WHAM_TEST_CUDA(cudaMemsetAsync(d_L.data(), 0, d_L.bytes(), stream));
-    wham::m2l_accumulate_centers(p, d_M.data(), d_L.data(), d_centers.data(), d_src.data(),
-                                 d_tgt.data(), std::int64_t(list.size()), stream);
-    WHAM_TEST_CUDA(cudaMemsetAsync(d_L.data(), 0, d_L.bytes(), stream));
-    WHAM_TEST_CUDA(cudaEventRecord(start, stream));
-    wham::m2l_accumulate_centers(p, d_M.data(), d_L.data(), d_centers.data(), d_src.data(),
-                                 d_tgt.data(), std::int64_t(list.size()), stream);
-    WHAM_TEST_CUDA(cudaEventRecord(stop, stream));
-    WHAM_TEST_CUDA(cudaEventSynchronize(stop));
+    check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
+    wham::m2l_accumulate_centers(p, M_ptr, L_ptr, centers_ptr, src_ptr, tgt_ptr,
+                                 std::int64_t(list.size()), stream);
+    check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    wham::m2l_accumulate_centers(p, M_ptr, L_ptr, centers_ptr, src_ptr, tgt_ptr,
+                                 std::int64_t(list.size()), stream);
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0.0f;
-    WHAM_TEST_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    const auto L = d_L.download();
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    std::vector<cT> L(d_L.size());
+    check(cudaMemcpyAsync(L.data(), L_ptr, L_bytes, cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
     double num = 0.0, den = 0.0;
     for (std::size_t s = 0; s < sample_cell.size(); ++s) {
@@ -123,8 +145,8 @@ int main() {
     std::printf("%4d %12.3e %12.1f %14.1f\n", p, std::sqrt(num / den), ms * 1e3,
                 double(list.size()) / (ms * 1e-3) * 1e-6);
   }
-  WHAM_TEST_CUDA(cudaEventDestroy(start));
-  WHAM_TEST_CUDA(cudaEventDestroy(stop));
-  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+  check(cudaStreamDestroy(stream), "cudaStreamDestroy");
   return 0;
 }

@@ -5,18 +5,27 @@
 #include <wham/iqp.cuh>
 #include <wham/reference/iqp.hpp>
 
-#include "device_buffer.cuh"
-
 #include <cuda/std/complex>
 #include <cuda_runtime_api.h>
+#include <thrust/device_vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
 namespace {
+
+// Exits with the failing call's name and CUDA's message: an example has no caller to recover.
+void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s failed: %s\n", call, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
 
 std::vector<double> make_params(int n, std::int64_t batch, wham::iqp_variant variant) {
   std::mt19937_64 gen(2026);
@@ -61,17 +70,19 @@ int main() {
     return 0;
   }
   cudaDeviceProp prop{};
-  WHAM_TEST_CUDA(cudaGetDeviceProperties(&prop, 0));
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("device: %s (fused path up to n = %d for complex64, %d for complex128)\n",
               prop.name, wham::iqp_fused_max_qubits<cuda::std::complex<float>>(),
               wham::iqp_fused_max_qubits<cuda::std::complex<double>>());
 
   using C = cuda::std::complex<double>;
-  wham_test::device_buffer<double> d_params(params);
+  const thrust::device_vector<double> d_params(params);
   const wham::iqp_size<C> size(n, batch);
-  wham_test::device_buffer<C> d_states(static_cast<std::size_t>(size.amplitudes));
-  wham::iqp_encode(d_params.data(), d_states.data(), n, batch, variant);
-  const auto got = d_states.download();
+  thrust::device_vector<C> d_states(static_cast<std::size_t>(size.amplitudes));
+  wham::iqp_encode(thrust::raw_pointer_cast(d_params.data()),
+                   thrust::raw_pointer_cast(d_states.data()), n, batch, variant);
+  std::vector<C> got(d_states.size());
+  thrust::copy(d_states.begin(), d_states.end(), got.begin());
   print_states("device (complex128)", got.data(), n, batch);
   const auto ref = wham::reference::iqp_states(params.data(), n, batch, true);
   double err = 0.0, den = 0.0;
@@ -84,34 +95,34 @@ int main() {
   // A short timing sweep: batch 64, complex128 and complex64 states, automatic path.
   std::printf("\n  n   batch  complex128 ms  complex64 ms  (automatic path, median of 20)\n");
   cudaEvent_t start, stop;
-  WHAM_TEST_CUDA(cudaEventCreate(&start));
-  WHAM_TEST_CUDA(cudaEventCreate(&stop));
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   for (int q : {8, 10, 12, 13, 14, 16}) {
     const std::int64_t b = 64;
     const auto p = make_params(q, b, variant);
-    wham_test::device_buffer<double> dp(p);
-    wham_test::device_buffer<C> d64(static_cast<std::size_t>(wham::iqp_size<C>(q, b).amplitudes));
+    const thrust::device_vector<double> dp(p);
+    thrust::device_vector<C> d64(static_cast<std::size_t>(wham::iqp_size<C>(q, b).amplitudes));
     using F = cuda::std::complex<float>;
-    wham_test::device_buffer<F> d32(static_cast<std::size_t>(wham::iqp_size<F>(q, b).amplitudes));
+    thrust::device_vector<F> d32(static_cast<std::size_t>(wham::iqp_size<F>(q, b).amplitudes));
     auto time_ms = [&](auto* states) {
       std::vector<float> t;
       for (int rep = 0; rep < 23; ++rep) {
-        WHAM_TEST_CUDA(cudaEventRecord(start));
-        wham::iqp_encode(dp.data(), states, q, b, variant);
-        WHAM_TEST_CUDA(cudaEventRecord(stop));
-        WHAM_TEST_CUDA(cudaEventSynchronize(stop));
+        check(cudaEventRecord(start), "cudaEventRecord");
+        wham::iqp_encode(thrust::raw_pointer_cast(dp.data()), states, q, b, variant);
+        check(cudaEventRecord(stop), "cudaEventRecord");
+        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
         float ms = 0.0f;
-        WHAM_TEST_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
         if (rep >= 3) t.push_back(ms);
       }
       std::sort(t.begin(), t.end());
       return t[t.size() / 2];
     };
-    const float t64 = time_ms(d64.data());
-    const float t32 = time_ms(d32.data());
+    const float t64 = time_ms(thrust::raw_pointer_cast(d64.data()));
+    const float t32 = time_ms(thrust::raw_pointer_cast(d32.data()));
     std::printf("  %2d  %5lld  %13.4f  %12.4f\n", q, static_cast<long long>(b), t64, t32);
   }
-  WHAM_TEST_CUDA(cudaEventDestroy(start));
-  WHAM_TEST_CUDA(cudaEventDestroy(stop));
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
   return 0;
 }

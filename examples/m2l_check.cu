@@ -4,15 +4,28 @@
 #include <wham/m2l.cuh>
 #include <wham/reference/m2l.hpp>
 
-#include "device_buffer.cuh"
-
 #include <cuda/std/complex>
 #include <cuda_runtime_api.h>
+#include <thrust/device_vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
+
+namespace {
+
+// Exits with the failing call's name and CUDA's message: an example has no caller to recover.
+void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s failed: %s\n", call, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+}  // namespace
 
 int main() {
   int count = 0;
@@ -49,10 +62,10 @@ int main() {
   const double delta[3] = {cB[0] - cA[0], cB[1] - cA[1], cB[2] - cA[2]};
   const std::int64_t batch = 100000;
   cudaStream_t stream;
-  WHAM_TEST_CUDA(cudaStreamCreate(&stream));
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
   cudaEvent_t start, stop;
-  WHAM_TEST_CUDA(cudaEventCreate(&start));
-  WHAM_TEST_CUDA(cudaEventCreate(&stop));
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   std::printf("  p   max rel. error (L2P vs direct sum)   m2l time, %lld pairs (double)\n",
               (long long)batch);
   for (int p = 2; p <= 12; ++p) {
@@ -65,17 +78,21 @@ int main() {
       for (int c = 0; c < C; ++c) hM[i * C + c] = {M[c].real(), M[c].imag()};
       for (int k = 0; k < 3; ++k) hd[3 * i + k] = delta[k];
     }
-    wham_test::device_buffer<cuda::std::complex<double>> dM(hM), dL(hM.size());
-    wham_test::device_buffer<double> dd(hd);
-    wham::m2l(dM.data(), dd.data(), dL.data(), p, batch, stream);  // warm-up
-    WHAM_TEST_CUDA(cudaEventRecord(start, stream));
-    wham::m2l(dM.data(), dd.data(), dL.data(), p, batch, stream);
-    WHAM_TEST_CUDA(cudaEventRecord(stop, stream));
-    WHAM_TEST_CUDA(cudaEventSynchronize(stop));
+    const thrust::device_vector<cuda::std::complex<double>> dM(hM);
+    thrust::device_vector<cuda::std::complex<double>> dL(hM.size());
+    const thrust::device_vector<double> dd(hd);
+    const auto* M_ptr = thrust::raw_pointer_cast(dM.data());
+    const double* d_ptr = thrust::raw_pointer_cast(dd.data());
+    auto* L_ptr = thrust::raw_pointer_cast(dL.data());
+    wham::m2l(M_ptr, d_ptr, L_ptr, p, batch, stream);  // warm-up
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    wham::m2l(M_ptr, d_ptr, L_ptr, p, batch, stream);
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0.0f;
-    WHAM_TEST_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     std::vector<cuda::std::complex<double>> L(C);
-    WHAM_TEST_CUDA(cudaMemcpy(L.data(), dL.data(), C * sizeof(L[0]), cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(L.data(), L_ptr, C * sizeof(L[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
     std::vector<ref::m2l_complex> Lh(C);
     for (int c = 0; c < C; ++c) Lh[c] = {L[c].real(), L[c].imag()};
     double worst = 0.0, scale = 0.0;
@@ -86,8 +103,8 @@ int main() {
     std::printf(" %2d   %.3e                            %8.1f us\n", p, worst / scale,
                 double(ms) * 1e3);
   }
-  WHAM_TEST_CUDA(cudaEventDestroy(start));
-  WHAM_TEST_CUDA(cudaEventDestroy(stop));
-  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+  check(cudaStreamDestroy(stream), "cudaStreamDestroy");
   return 0;
 }
