@@ -7,7 +7,8 @@
 #      with shared-memory kernels, synccheck over the M2L and FMM ones, at reduced
 #      sizes (WHAM_TEST_REDUCED=1);
 #   3. the benchmark sweep, JSON per benchmark (--benchmark_out);
-#   4. plots (when matplotlib is there) and a markdown summary, printed last.
+#   4. DRAM bytes per amplitude of a few calls, by Nsight Compute (scripts/traffic.sh);
+#   5. plots (when matplotlib is there) and a markdown summary, printed last.
 # Under $OUT (or ./gpu-out): summary.md, one PNG per benchmark binary, and
 # logs.tar.gz (every log and the benchmark JSON); the summary and the archive are
 # rewritten after each part (and each benchmark binary) too. Exit status: non-zero if a test
@@ -15,7 +16,7 @@
 #   scripts/gpu-check.sh [BUILD_OR_STAGE_DIR]   (default: the folder of this script)
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
 #   WHAM_BENCHES (names of the benchmark binaries to run; default: all),
-#   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1,
+#   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1, WHAM_SKIP_TRAFFIC=1,
 #   WHAM_SANITIZE_FILTER (one Catch2 test spec; commas separate alternatives; a binary
 #   where it matches no test case fails the run, so name the binaries that hold it in
 #   WHAM_SANITIZE_BINARIES), WHAM_SANITIZE_BINARIES (names of the
@@ -70,6 +71,12 @@ write_summary() {  # $1: final, or the part just finished
     # The README's tables first, then every row.
     if [ -e "$dir/tables.py" ] && compgen -G "$logs/bench_*.json" > /dev/null; then
       python3 "$dir/tables.py" "$logs"
+    fi
+    if [ -e "$logs/traffic.md" ]; then
+      echo "DRAM bytes per amplitude (Nsight Compute, one call each; scripts/traffic.sh):"
+      echo
+      cat "$logs/traffic.md"
+      echo
     fi
     for j in "$logs"/bench_*.json; do
       [ -e "$j" ] && python3 "$dir/summarize.py" "$j"
@@ -191,7 +198,15 @@ if [ "${WHAM_SKIP_BENCH:-0}" != 1 ]; then
   done
 fi
 
-# ---- 4. plots and summary ------------------------------------------------------
+# ---- 4. DRAM bytes per amplitude (Nsight Compute) -------------------------------
+# A few IQP and FWHT calls under ncu (scripts/traffic.sh); about 2 minutes.
+if [ "${WHAM_SKIP_TRAFFIC:-0}" != 1 ] && [ -x "$dir/bench/wham_traffic" ] && [ -e "$dir/traffic.sh" ] &&
+  command -v ncu >/dev/null; then
+  bash "$dir/traffic.sh" "$dir/bench/wham_traffic" "$logs" > "$logs/traffic.txt" 2>&1 || status=1
+  write_summary traffic
+fi
+
+# ---- 5. plots and summary ------------------------------------------------------
 if python3 -c "import matplotlib" 2>/dev/null; then
   for j in "$logs"/bench_*.json; do
     [ -e "$j" ] && python3 "$dir/plot.py" "$j" --out "$out" >> "$logs/plot.txt" 2>&1

@@ -25,21 +25,22 @@ stage=$(cd "$stage" && pwd)
 done
 # Executables (tests, benchmarks, examples), not the consumer-test scratch builds.
 (cd "$build" && find . -path ./tests/consumer_test -prune -o -type f -perm -u+x \
-   \( -name 'test_*' -o -name 'bench_*' -o -name 'example_*' -o -path './examples/*' \) \
+   \( -name 'test_*' -o -name 'bench_*' -o -name 'wham_traffic' -o -name 'example_*' -o -path './examples/*' \) \
    ! -name '*.so*' ! -name '*.cmake' -print) | while read -r f; do
   case "$f" in */CMakeFiles/*) continue ;; esac
   mkdir -p "$stage/$(dirname "$f")"
   cp "$build/$f" "$stage/$f"
 done
 # The shared Google Benchmark library, beside each benchmark (RPATH $ORIGIN).
-for b in "$stage"/bench/bench_*; do
+for b in "$stage"/bench/bench_* "$stage"/bench/wham_traffic; do
   [ -e "$b" ] || continue
   ldd "$b" | awk '/libbenchmark/ {print $3}' | while read -r lib; do
     dest="$(dirname "$b")/$(basename "$lib")"
     [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
-cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" "$here/bench/plot.py" "$stage/"
+cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" \
+  "$here/scripts/traffic.sh" "$here/scripts/traffic.py" "$here/bench/plot.py" "$stage/"
 echo "$build" > "$stage/.build_root"
 du -sh "$stage"
 if [ $pack = 1 ]; then
