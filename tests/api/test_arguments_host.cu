@@ -134,6 +134,27 @@ TEST_CASE("fwht checks its arguments first", "[fwht][errors]") {
   CHECK(message_of([&] { wham::fwht(row, row + 4, 2, 2); }) == overlap);
 }
 
+TEST_CASE("a batch beyond the fused path's grid names that path, fwht's or iqp_encode's",
+          "[fwht][iqp][errors]") {
+  // Rows of two amplitudes (iqp_encode, n = 1) or four floats (fwht, log_n = 2) go 256 to a
+  // block of the fused kernel, so 2^40 rows would take 2^32 blocks, past the grid's 2^31 - 1.
+  // The check comes after the device lookup (a fake sm_86 here: no clusters, no streamed
+  // rows) and before anything is enqueued, so the pointers are made-up addresses, never
+  // dereferenced, far enough apart that the overlap checks pass.
+  const fake_device sm86(8, 6, 101376);
+  const std::int64_t rows = std::int64_t(1) << 40;
+  const std::string beyond =
+      "wham::fused path: number of segments = 1099511627776 is invalid (valid: at most "
+      "549755813632: 2^31 - 1 thread blocks of 256 segments)";
+  const auto* params = reinterpret_cast<const double*>(std::uintptr_t(1) << 60);
+  auto* states = reinterpret_cast<c128*>(std::uintptr_t(16));
+  CHECK(message_of([&] {
+          wham::iqp_encode(params, states, 1, rows, wham::iqp_variant::iqp);
+        }) == beyond);
+  auto* data = reinterpret_cast<float*>(std::uintptr_t(16));
+  CHECK(message_of([&] { wham::fwht(data, data, 2, rows); }) == beyond);
+}
+
 TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
   // Room for one pair at every order: the overlap check compares the ranges that
   // num_pairs * (p + 1)^2 coefficients would span.

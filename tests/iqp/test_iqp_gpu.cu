@@ -10,6 +10,7 @@
 #include <cuda/std/complex>
 
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <tuple>
@@ -315,6 +316,23 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
     FAIL("no throw");
   } catch (const wham::error& e) {
     CHECK(std::string(e.what()).find("batch = 0") != std::string::npos);
+  }
+  // Rows beyond one block go as clusters of four quarter-rows at large batch (n = 14 in
+  // complex128 on sm_90): 2^30 rows would take 2^32 blocks. The check precedes every
+  // launch, so the pointers are made-up addresses far apart (never dereferenced).
+  if (wham::iqp_fused_max_qubits<Out>() >= 14 &&
+      wham::detail::iqp::block_max_qubits<Out>() == 13) {
+    const auto* far_params = reinterpret_cast<const double*>(std::uintptr_t(1) << 60);
+    auto* far_states = reinterpret_cast<Out*>(std::uintptr_t(16));
+    try {
+      wham::iqp_encode(far_params, far_states, 14, std::int64_t(1) << 30, v, 0,
+                       wham::iqp_path::fused);
+      FAIL("no throw");
+    } catch (const wham::error& e) {
+      CHECK(std::string(e.what()) ==
+            "wham::fused path (cluster schedule): rows = 1073741824 is invalid (valid: at most "
+            "536870911: 2^31 - 1 blocks in clusters of 4)");
+    }
   }
 }
 

@@ -159,7 +159,9 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
                 "compiled for it (sm_90 or later)");
   }
   if (rows > 0x7fffffff / C) {
-    throw_invalid_argument("fwht", "rows (cluster schedule)", rows, "at most (2^31 - 1) / C");
+    throw_invalid_argument("fused path (cluster schedule)", "rows", rows,
+                           "at most " + std::to_string(0x7fffffff / C) +
+                               ": 2^31 - 1 blocks in clusters of " + std::to_string(C));
   }
   auto kernel = cluster_kernel<V, LogS, C, Input, Output>;
   // One part a block, laid out as a fused block of one segment.

@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 namespace wham::detail::wht {
 
@@ -512,8 +513,10 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
   spb = spb < 1 ? 1 : (spb > shape::segments_per_block ? shape::segments_per_block : spb);
   const std::int64_t blocks = (num_segments + spb - 1) / spb;
   if (blocks > 0x7fffffff) {
-    throw_invalid_argument("fwht", "number of segments", num_segments,
-                           "at most 2^31 - 1 thread blocks of segments");
+    // Named by the path, not the public function: fwht and iqp_encode both land here.
+    throw_invalid_argument("fused path", "number of segments", num_segments,
+                           "at most " + std::to_string(0x7fffffff * spb) +
+                               ": 2^31 - 1 thread blocks of " + std::to_string(spb) + " segments");
   }
   auto kernel = fused_kernel<V, LogN, Input, Output>;
   const fused_smem_layout smem = fused_block_smem<V, LogN>(input, spb);
@@ -549,7 +552,7 @@ inline void launch_fused(int log_n, std::int64_t num_segments, Input input, Outp
     WHAM_FUSED_CASE(15)
 #undef WHAM_FUSED_CASE
     default:
-      throw_invalid_argument("fwht", "log_n (fused path)", log_n, "0..15");
+      throw_invalid_argument("fused path", "log_n", log_n, "0..15");
   }
 }
 
