@@ -199,10 +199,12 @@ if [ "${WHAM_SKIP_BENCH:-0}" != 1 ]; then
 fi
 
 # ---- 4. DRAM bytes per amplitude (Nsight Compute) -------------------------------
-# A few IQP and FWHT calls under ncu (scripts/traffic.sh); about 2 minutes.
+# A few IQP and FWHT calls under ncu (scripts/traffic.sh; 40 s on an H100). A measurement,
+# not a test: where ncu cannot read the counters the table says so and the run goes on.
 if [ "${WHAM_SKIP_TRAFFIC:-0}" != 1 ] && [ -x "$dir/bench/wham_traffic" ] && [ -e "$dir/traffic.sh" ] &&
   command -v ncu >/dev/null; then
-  bash "$dir/traffic.sh" "$dir/bench/wham_traffic" "$logs" > "$logs/traffic.txt" 2>&1 || status=1
+  bash "$dir/traffic.sh" "$dir/bench/wham_traffic" "$logs" > "$logs/traffic.txt" 2>&1 ||
+    echo "(traffic.sh exited non-zero: see traffic.txt in logs.tar.gz)" >> "$logs/traffic.md"
   write_summary traffic
 fi
 
