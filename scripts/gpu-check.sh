@@ -16,7 +16,8 @@
 #   scripts/gpu-check.sh [BUILD_OR_STAGE_DIR]   (default: the folder of this script)
 # Environment: WHAM_BENCH_FILTER (regex), WHAM_BENCH_MIN_TIME (seconds, 0.02),
 #   WHAM_BENCHES (names of the benchmark binaries to run; default: all),
-#   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1, WHAM_SKIP_TRAFFIC=1,
+#   WHAM_SKIP_TESTS=1, WHAM_SKIP_BENCH=1, WHAM_SKIP_SANITIZER=1,
+#   WHAM_SKIP_TRAFFIC=1 or 0 (default: as WHAM_SKIP_BENCH),
 #   WHAM_SANITIZE_FILTER (one Catch2 test spec; commas separate alternatives; a binary
 #   where it matches no test case fails the run, so name the binaries that hold it in
 #   WHAM_SANITIZE_BINARIES), WHAM_SANITIZE_BINARIES (names of the
@@ -201,8 +202,10 @@ fi
 # ---- 4. DRAM bytes per amplitude (Nsight Compute) -------------------------------
 # A few IQP and FWHT calls under ncu (scripts/traffic.sh; 40 s on an H100). A measurement,
 # not a test: where ncu cannot read the counters the table says so and the run goes on.
-if [ "${WHAM_SKIP_TRAFFIC:-0}" != 1 ] && [ -x "$dir/bench/wham_traffic" ] && [ -e "$dir/traffic.sh" ] &&
-  command -v ncu >/dev/null; then
+# It goes with the sweep unless asked for on its own (WHAM_SKIP_TRAFFIC=0), so that a run
+# split over calls (the header) does it once.
+if [ "${WHAM_SKIP_TRAFFIC:-${WHAM_SKIP_BENCH:-0}}" != 1 ] && [ -x "$dir/bench/wham_traffic" ] &&
+  [ -e "$dir/traffic.sh" ] && command -v ncu >/dev/null; then
   bash "$dir/traffic.sh" "$dir/bench/wham_traffic" "$logs" > "$logs/traffic.txt" 2>&1 ||
     echo "(traffic.sh exited non-zero: see traffic.txt in logs.tar.gz)" >> "$logs/traffic.md"
   write_summary traffic
