@@ -362,12 +362,13 @@ TEST_CASE("m2l tensor schedule: its fragments and folded-split order reproduce e
 
 namespace {
 const m2l::wide_frag_table& wide_fragments() {
-  static const m2l::wide_frag_table table = m2l::make_wide_frag_table();  // 256 KB
+  static const m2l::wide_frag_table table = m2l::make_wide_frag_table();
   return table;
 }
 }  // namespace
 
-TEST_CASE("m2l wide tensor schedule: its fragments reproduce every swap", "[m2l][blocks]") {
+TEST_CASE("m2l wide tensor schedule: its whole-matrix fragments reproduce the low swaps",
+          "[m2l][blocks]") {
   // The table the wide kernel reads (built here on the host by the same constexpr
   // function), applied as mma.m16n8k4 reads its B operand (k = lane % 4, n = lane / 4;
   // column n of n tile nt is output 8 nt + wide_col_row(n)), against blocks.cuh's swap.
@@ -375,7 +376,7 @@ TEST_CASE("m2l wide tensor schedule: its fragments reproduce every swap", "[m2l]
   auto gen = wham_test::rng(4343);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   using C = m2l::cpx<double>;
-  m2l::static_for_host<0, m2l::max_table_order + 1>([&](auto Lc) {
+  m2l::static_for_host<0, m2l::wide_fold_min_degree>([&](auto Lc) {  // higher: the folded test
     constexpr int L = decltype(Lc)::value;
     constexpr int NT = m2l::wide_tiles(L), KT = 2 * NT;
     const m2l::wide_frag_table& table = wide_fragments();
@@ -407,6 +408,75 @@ TEST_CASE("m2l wide tensor schedule: its fragments reproduce every swap", "[m2l]
       }
       double past = 0.0;  // outputs past the degree must stay 0
       for (int i = 2 * L + 1; i < 8 * NT; ++i) past = std::max(past, std::abs(acc[i].re) + std::abs(acc[i].im));
+      const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
+      CAPTURE(err, past);
+      CHECK(past == 0.0);
+      REQUIRE(err <= 1e-14);
+    }
+  });
+}
+
+namespace {
+const m2l::wide_fold_table& wide_fold_fragments() {
+  static const m2l::wide_fold_table table = m2l::make_wide_fold_table();
+  return table;
+}
+}  // namespace
+
+TEST_CASE("m2l wide tensor schedule: its folded fragments reproduce every swap", "[m2l][blocks]") {
+  // The folded table (degrees from wide_fold_min_degree), applied as the kernel applies it:
+  // operands u_k = x_k + x_-k (class P) and v_k = x_k - x_-k (class M) at list position
+  // kt * 4 + lane % 4 (k = 2 position + parity, clamped to L as the kernel reads), outputs
+  // at position 8 nt + wide_col_row(lane / 4) of the class (m = wide_fold_m), then
+  // y_m = E + O and y_-m = (-1)^L (E - O); against blocks.cuh's swap. Positions past the
+  // degree must come out 0.
+  auto gen = wham_test::rng(4344);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  using C = m2l::cpx<double>;
+  m2l::static_for_host<m2l::wide_fold_min_degree, m2l::max_table_order + 1>([&](auto Lc) {
+    constexpr int L = decltype(Lc)::value;
+    constexpr int NT = m2l::wide_fold_nt(L), KT = m2l::wide_fold_kt(L);
+    const m2l::wide_fold_table& table = wide_fold_fragments();
+    for (int tr = 0; tr < 2; ++tr) {
+      CAPTURE(L, tr);
+      C x[2 * L + 1], want[2 * L + 1];
+      for (int i = 0; i < 2 * L + 1; ++i) want[i] = x[i] = {u(gen), u(gen)};
+      if (tr) {
+        m2l::swap_inplace<L, true>(want);
+      } else {
+        m2l::swap_inplace<L, false>(want);
+      }
+      std::vector<std::complex<double>> got(2 * L + 1, {0.0, 0.0}), ref(2 * L + 1);
+      double past = 0.0;
+      const double sgn = (L & 1) ? -1.0 : 1.0;
+      for (int c = 0; c < 2; ++c) {
+        for (int nt = 0; nt < NT; ++nt) {
+          for (int col = 0; col < 8; ++col) {
+            std::complex<double> eo[2];
+            for (int e = 0; e < 2; ++e) {
+              for (int kt = 0; kt < KT; ++kt) {
+                for (int kk = 0; kk < 4; ++kk) {
+                  const int lane = 4 * col + kk;  // B operand: k = lane % 4, n = lane / 4
+                  const double b =
+                      table.a[tr][m2l::wide_fold_offset(L) + ((c * 2 + e) * NT + nt) * KT + kt][lane];
+                  const int k = std::min(2 * (kt * 4 + kk) + e, L);
+                  const std::complex<double> xp{x[L + k].re, x[L + k].im};
+                  const std::complex<double> xm{x[L - k].re, x[L - k].im};
+                  eo[e] += b * (c == 0 ? xp + xm : xp - xm);
+                }
+              }
+            }
+            const int m = m2l::wide_fold_m(L, c, nt * 8 + m2l::wide_col_row(col));
+            if (m > L) {
+              past = std::max(past, std::abs(eo[0]) + std::abs(eo[1]));
+              continue;
+            }
+            got[L + m] = eo[0] + eo[1];
+            if (m > 0) got[L - m] = sgn * (eo[0] - eo[1]);
+          }
+        }
+      }
+      for (int i = 0; i < 2 * L + 1; ++i) ref[i] = {want[i].re, want[i].im};
       const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
       CAPTURE(err, past);
       CHECK(past == 0.0);

@@ -1,7 +1,8 @@
 /// \file wham/detail/m2l/tensor_wide.cuh
 /// \brief The wide tensor-core schedule of the pair-streaming M2L (double, sm_90):
-/// eight pairs a warp as the M dimension of mma.m16n8k4, every swap a product with the
-/// whole (unfolded) swap matrix, the two swaps of a degree chained in registers.
+/// eight pairs a warp as the M dimension of mma.m16n8k4, every swap four products with
+/// the folded swap matrix's blocks (degrees >= 4; below, one with the whole matrix), the
+/// two swaps of a degree chained in registers.
 ///
 /// Why (against tensor.cuh's tiles of four pairs and m8n8k4): there, per four pairs, the
 /// folds, the unfolds and the fragment bookkeeping of every degree cost more
@@ -11,8 +12,15 @@
 ///    pair q, row q + 8: its Im), so m16n8k4 does 512 multiply-adds an instruction (the
 ///    H200 runs it at twice m8n8k4's FP64 rate) and a lane's accumulators hold one
 ///    pair's complex values: the Dz products stay in the lane;
-///  - the swap matrix is applied whole ((2L+1)^2 real entries instead of the folded
-///    (L+1)^2): twice the multiply-adds, no fold or unfold;
+///  - the swap matrix is applied folded (the folded table's comment below): operands
+///    x_k +- x_-k, four products of (L/2 + 1)-square blocks, rows m and -m unfolded from
+///    the even-k and odd-k sums, all lane-local (the fold costs a few adds an element, where
+///    the four-pair schedule's costs shuffles and bookkeeping). The first version applied
+///    the whole (2L+1)-square matrix to avoid that bookkeeping; folding takes 2.5x fewer
+///    products over p = 20 and was 1.06-1.33x faster at every p = 8-20 (H100 80GB HBM3,
+///    2026-12-06, bench_m2l tensor path, 1e5 pairs, two rounds each, us, whole -> folded:
+///    double p = 8 251 -> 214, 12 458 -> 404, 13 494 -> 466, 15 652 -> 538, 16 804 -> 739,
+///    18 1016 -> 893, 20 1486 -> 1114; float p = 9 263 -> 219, 12 443 -> 397, 16 791 -> 690);
 ///  - the columns of an n tile (8 outputs) are permuted, column c -> output
 ///    8 nt + (c >> 1) + 4 (c & 1), so that the accumulator of n tile nt is exactly the
 ///    A operand of k tiles 2 nt and 2 nt + 1 of the next product: the second swap of a
@@ -47,7 +55,7 @@
 
 namespace wham::detail::m2l {
 
-// ---- the unfolded swap matrices as m16n8k4 B fragments (built at compile time) --------
+// ---- the whole swap matrices of the low degrees as m16n8k4 B fragments (compile time) ----
 
 /// n tiles (8 outputs) of degree L: 2L + 1 outputs; the k tiles (4 inputs) are twice as
 /// many (the last ones past 2L multiply zeros).
@@ -58,7 +66,10 @@ __host__ __device__ constexpr int wide_frag_offset(int L) {
   for (int l = 0; l < L; ++l) o += wide_frags(l);
   return o;
 }
-inline constexpr int wide_frag_count = wide_frag_offset(max_table_order + 1);
+/// Degrees from which a swap takes the folded blocks (below, the whole matrix: one n
+/// tile, two k tiles, fewer products than the folded four).
+inline constexpr int wide_fold_min_degree = 4;
+inline constexpr int wide_frag_count = wide_frag_offset(wide_fold_min_degree);
 /// Output of column c of an n tile (see the file comment).
 __host__ __device__ constexpr int wide_col_row(int c) { return (c >> 1) + 4 * (c & 1); }
 
@@ -88,7 +99,7 @@ constexpr wide_frag_table make_wide_frag_table() {
   wide_frag_table t{};
   for (int tr = 0; tr < 2; ++tr) {
     int frag = 0;  // wide_frag_offset(L), kept incrementally (constexpr evaluation budget)
-    for (int L = 0; L <= max_table_order; ++L) {
+    for (int L = 0; L < wide_fold_min_degree; ++L) {
       const int NT = wide_tiles(L), KT = 2 * NT;
       for (int nt = 0; nt < NT; ++nt) {
         for (int kt = 0; kt < KT; ++kt, ++frag) {
@@ -109,6 +120,67 @@ constexpr wide_frag_table make_wide_frag_table() {
 
 // One copy per translation unit; each lane reads its own entry (L1 / L2).
 static __device__ const wide_frag_table g_wide_frags = make_wide_frag_table();
+
+// ---- the folded swap matrices (degrees L >= wide_fold_min_degree) -----------------------
+// Rows m >= 0 of B_L read u_k = x_k + x_-k (L + m even: class P) or v_k = x_k - x_-k (L + m
+// odd: class M) through the folded entries b(m, k), m, k = 0..L; row -m is (-1)^L (E - O)
+// of row m's sums over even k (E) and odd k (O). So a swap is four products with
+// (L/2 + 1)-square blocks (class P or M x even or odd k) instead of one with the
+// (2L + 1)-square matrix: a quarter of the multiply-adds, plus a fold before and an unfold
+// after, lane-local. u_0 = 2 x_0, so the k = 0 entries are halved (exact).
+// Positions: class P holds m = (L & 1) + 2a, class M m = 1 - (L & 1) + 2a at position a;
+// the even-k list holds k = 2a, the odd-k list k = 2a + 1. The class whose m are even
+// feeds the next product's even-k operand, the other its odd-k operand.
+__host__ __device__ constexpr int wide_fold_count(int L) { return L / 2 + 1; }
+__host__ __device__ constexpr int wide_fold_nt(int L) { return (wide_fold_count(L) + 7) / 8; }
+__host__ __device__ constexpr int wide_fold_kt(int L) { return (wide_fold_count(L) + 3) / 4; }
+__host__ __device__ constexpr int wide_fold_frags(int L) {
+  return L < wide_fold_min_degree ? 0 : 4 * wide_fold_nt(L) * wide_fold_kt(L);
+}
+__host__ __device__ constexpr int wide_fold_offset(int L) {
+  int o = 0;
+  for (int l = 0; l < L; ++l) o += wide_fold_frags(l);
+  return o;
+}
+inline constexpr int wide_fold_frag_count = wide_fold_offset(max_table_order + 1);
+/// m of position a of class c (0: P, 1: M) at degree L.
+__host__ __device__ constexpr int wide_fold_m(int L, int c, int a) {
+  return (c == 0 ? (L & 1) : 1 - (L & 1)) + 2 * a;
+}
+
+struct wide_fold_table {
+  double a[2][wide_fold_frag_count][32];  ///< [transpose][degree's: class, k parity, nt, kt][lane]
+};
+
+constexpr wide_fold_table make_wide_fold_table() {
+  constexpr swap_table<double> tab = make_swap_table<double>();
+  wide_fold_table t{};
+  for (int tr = 0; tr < 2; ++tr) {
+    int frag = 0;
+    for (int L = wide_fold_min_degree; L <= max_table_order; ++L) {
+      const int NT = wide_fold_nt(L), KT = wide_fold_kt(L);
+      for (int c = 0; c < 2; ++c) {
+        for (int e = 0; e < 2; ++e) {
+          for (int nt = 0; nt < NT; ++nt) {
+            for (int kt = 0; kt < KT; ++kt, ++frag) {
+              for (int lane = 0; lane < 32; ++lane) {
+                const int m = wide_fold_m(L, c, nt * 8 + wide_col_row(lane >> 2));
+                const int k = 2 * (kt * 4 + (lane & 3)) + e;
+                if (m <= L && k <= L) {
+                  const double b = wide_swap_entry(tab, L, tr != 0, m, k);
+                  t.a[tr][frag][lane] = k == 0 ? 0.5 * b : b;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return t;
+}
+
+static __device__ const wide_fold_table g_wide_fold_frags = make_wide_fold_table();
 
 // ---- per warp --------------------------------------------------------------------------
 
@@ -268,18 +340,161 @@ __device__ __forceinline__ void wide_degree(const wide_warp& w, int L, const Sin
   }
 }
 
-/// Degree L's passes for the kernel compiled for degrees up to wide_tiles(L) <= MaxNT (the
-/// larger tiles' registers are then never reserved).
+/// wide_degree with the folded matrices (see the folded table's comment): NT n tiles and
+/// KT k tiles a product, four products a swap (class P or M x even or odd k).
+template <bool ToZ, int NT, int KT, class Sink>
+__device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, const Sink& sink) {
+  static_assert(KT <= 2 * NT, "a product's k tiles come from the previous product's n tiles");
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2, tig = lane & 3;
+  const double* frag = &g_wide_fold_frags.a[ToZ ? 1 : 0][wide_fold_offset(L)][lane];
+  double b[2][2][NT][KT];
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+        for (int kt = 0; kt < KT; ++kt) b[c][e][nt][kt] = frag[(((c * 2 + e) * NT + nt) * KT + kt) * 32];
+      }
+    }
+  }
+  const int rc = L * L + L;  // row of m = 0
+  const double sgn = (L & 1) ? -1.0 : 1.0;
+  const int c_even = L & 1;  // the class whose m are even
+  const cpx<double>* pa = w.pa + g * w.ps + w.p;  // m = 0
+  const cpx<double>* pb = w.pb + g * w.ps + w.p;
+  double acc[2][2][NT][4];  // [class][k parity][nt][re0, re1, im0, im1]
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) wide_zero(acc[c][e]);
+  }
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+#pragma unroll
+    for (int kt = 0; kt < KT; ++kt) {
+      // Past L the k tile multiplies zeros: any row of the degree (finite) will do.
+      const int k = min(2 * (kt * 4 + tig) + e, L);
+      const cpx<double> xp = w.rec[wide_slot(rc + k, g)];
+      const cpx<double> xm = w.rec[wide_slot(rc - k, g)];
+      double pre = xp.re, pim = xp.im, mre = xm.re, mim = xm.im;
+      if constexpr (ToZ) {
+        wide_dz<false>(pre, pim, pa, k);
+        wide_dz<false>(mre, mim, pa, -k);
+      }
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        wide_mma(acc[0][e][nt], pre + mre, pim + mim, b[0][e][nt][kt]);
+        wide_mma(acc[1][e][nt], pre - mre, pim - mim, b[1][e][nt][kt]);
+      }
+    }
+  }
+  // Unfold (rows m and -m), Dz(beta) (to z) or Dz(-beta) (from z), fold again: in place,
+  // acc[c][0] then holds u, acc[c][1] v of class c's positions.
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = min(wide_fold_m(L, c, nt * 8 + 4 * h + tig), L);  // past L: zeros
+        double pre = acc[c][0][nt][h] + acc[c][1][nt][h];
+        double pim = acc[c][0][nt][2 + h] + acc[c][1][nt][2 + h];
+        double mre = sgn * (acc[c][0][nt][h] - acc[c][1][nt][h]);
+        double mim = sgn * (acc[c][0][nt][2 + h] - acc[c][1][nt][2 + h]);
+        wide_dz<!ToZ>(pre, pim, pb, m);
+        wide_dz<!ToZ>(mre, mim, pb, -m);
+        if (m == 0) {  // one row: u = 2 y_0, v = 0
+          mre = pre;
+          mim = pim;
+        }
+        acc[c][0][nt][h] = pre + mre;
+        acc[c][0][nt][2 + h] = pim + mim;
+        acc[c][1][nt][h] = pre - mre;
+        acc[c][1][nt][2 + h] = pim - mim;
+      }
+    }
+  }
+  double acc2[2][2][NT][4];
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) wide_zero(acc2[c][e]);
+  }
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    // even k come from the class with even m, odd k from the other (c_even is 0 or 1)
+#pragma unroll
+    for (int kt = 0; kt < KT; ++kt) {
+      const int st = kt >> 1, h = kt & 1;
+      double ure, uim, vre, vim;
+      if ((e == 0) == (c_even == 0)) {
+        ure = acc[0][0][st][h]; uim = acc[0][0][st][2 + h];
+        vre = acc[0][1][st][h]; vim = acc[0][1][st][2 + h];
+      } else {
+        ure = acc[1][0][st][h]; uim = acc[1][0][st][2 + h];
+        vre = acc[1][1][st][h]; vim = acc[1][1][st][2 + h];
+      }
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        wide_mma(acc2[0][e][nt], ure, uim, b[0][e][nt][kt]);
+        wide_mma(acc2[1][e][nt], vre, vim, b[1][e][nt][kt]);
+      }
+    }
+  }
+  double scale = 1.0;
+  if constexpr (ToZ) {
+    scale = w.pr[g * w.rs + L + 1];
+    __syncwarp();  // every lane's operands read before the degree's rows are overwritten
+  }
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m_raw = wide_fold_m(L, c, nt * 8 + 4 * h + tig);
+        const bool ok = m_raw <= L;
+        const int m = ok ? m_raw : L;
+        double pre = acc2[c][0][nt][h] + acc2[c][1][nt][h];
+        double pim = acc2[c][0][nt][2 + h] + acc2[c][1][nt][2 + h];
+        double mre = sgn * (acc2[c][0][nt][h] - acc2[c][1][nt][h]);
+        double mim = sgn * (acc2[c][0][nt][2 + h] - acc2[c][1][nt][2 + h]);
+        if constexpr (ToZ) {
+          if (ok) {
+            w.rec[wide_slot(rc + m, g)] = cpx<double>{pre * scale, pim * scale};
+            if (m > 0) w.rec[wide_slot(rc - m, g)] = cpx<double>{mre * scale, mim * scale};
+          }
+        } else {
+          wide_dz<true>(pre, pim, pa, m);
+          wide_dz<true>(mre, mim, pa, -m);
+          sink.put(rc + m, cpx<double>{pre, pim}, ok);  // every lane calls (warp-collective sinks)
+          sink.put(rc - m, cpx<double>{mre, mim}, ok && m > 0);
+        }
+      }
+    }
+  }
+}
+
+/// Degree L's passes for the kernel compiled for orders with wide_tiles(p) <= MaxNT (the
+/// folded shapes of higher degrees, and their registers, are then never compiled in).
 template <bool ToZ, int MaxNT, class Sink>
 __device__ __forceinline__ void wide_degree_any(const wide_warp& w, int L, const Sink& sink) {
-  switch (wide_tiles(L)) {
-    case 1: wide_degree<ToZ, 1, false>(w, L, sink); break;
-    case 2: if constexpr (MaxNT >= 2) wide_degree<ToZ, 2, false>(w, L, sink); break;
-    case 3: if constexpr (MaxNT >= 3) wide_degree<ToZ, 3, false>(w, L, sink); break;
-    case 4: if constexpr (MaxNT >= 4) wide_degree<ToZ, 4, false>(w, L, sink); break;
-    case 5: if constexpr (MaxNT >= 5) wide_degree<ToZ, 5, false>(w, L, sink); break;
-    default: if constexpr (MaxNT >= 6) wide_degree<ToZ, 6, false>(w, L, sink); break;
+  if (L >= wide_fold_min_degree) {
+    // (NT, KT): degrees 4-7 (1, 1), 8-15 (1, 2), 16-23 (2, 3); a kernel compiles only the
+    // shapes its MaxNT reaches (registers are reserved for the largest)
+    if (L < 8) {
+      if constexpr (MaxNT >= 2) wide_degree_folded<ToZ, 1, 1>(w, L, sink);
+    } else if (L < 16) {
+      if constexpr (MaxNT >= 3) wide_degree_folded<ToZ, 1, 2>(w, L, sink);
+    } else {
+      if constexpr (MaxNT >= 5) wide_degree_folded<ToZ, 2, 3>(w, L, sink);
+    }
+    return;
   }
+  wide_degree<ToZ, 1, false>(w, L, sink);
 }
 
 /// z for order m, in place: out[n, m] = (-1)^m r^-n sum_{k=|m|}^{p-n} (n+k)! t[k, m] for
@@ -507,7 +722,11 @@ void launch_tensor_wide(int p, const Pairs& pairs, cudaStream_t stream) {
 // Not profiled; a likely cause: at 3-4 blocks an SM their shared memory leaves L1 little
 // room for the fragments of a dozen warps' degrees (up to 12.8 KB each).
 /// Lowest order `automatic` gives the wide schedule (double): from p = 11 it beats the split
-/// schedule (above); at 9 and 10 the two are within 2%.
+/// schedule (above); at 9 and 10 the two were within 2%. After the fold (the file comment)
+/// the wide schedule also wins there in pair streaming (H100 80GB HBM3, 2026-12-06, bench_m2l,
+/// 1e5 pairs, two rounds, us, split vs wide: p = 8 124-126 vs 213-224, 9 289-290 vs 234-238,
+/// 10 417-424 vs 295-297); not moved yet, since the FMM accumulate form takes the same
+/// threshold (fmm/accumulate.cuh's pick_schedule) and was not measured at those orders.
 inline constexpr int wide_min_order = 11;
 
 /// The wide schedule at order p (0..20) with the tuned shape, over a Pairs policy.
