@@ -340,6 +340,28 @@ __device__ __forceinline__ void wide_degree(const wide_warp& w, int L, const Sin
   }
 }
 
+/// Zeroes a folded product's accumulators ([class][k parity][n tile][4]).
+template <int NT>
+__device__ __forceinline__ void wide_zero_folded(double (&acc)[2][2][NT][4]) {
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) wide_zero(acc[c][e]);
+  }
+}
+
+/// Rows m (E + O) and -m (sgn (E - O)) of position (nt, h) of class c, from the even-k (E)
+/// and odd-k (O) accumulators.
+template <int NT>
+__device__ __forceinline__ void wide_unfold(const double (&acc)[2][2][NT][4], int c, int nt,
+                                            int h, double sgn, double& pre, double& pim,
+                                            double& mre, double& mim) {
+  pre = acc[c][0][nt][h] + acc[c][1][nt][h];
+  pim = acc[c][0][nt][2 + h] + acc[c][1][nt][2 + h];
+  mre = sgn * (acc[c][0][nt][h] - acc[c][1][nt][h]);
+  mim = sgn * (acc[c][0][nt][2 + h] - acc[c][1][nt][2 + h]);
+}
+
 /// wide_degree with the folded matrices (see the folded table's comment): NT n tiles and
 /// KT k tiles a product, four products a swap (class P or M x even or odd k).
 template <bool ToZ, int NT, int KT, class Sink>
@@ -366,11 +388,7 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
   const cpx<double>* pa = w.pa + g * w.ps + w.p;  // m = 0
   const cpx<double>* pb = w.pb + g * w.ps + w.p;
   double acc[2][2][NT][4];  // [class][k parity][nt][re0, re1, im0, im1]
-#pragma unroll
-  for (int c = 0; c < 2; ++c) {
-#pragma unroll
-    for (int e = 0; e < 2; ++e) wide_zero(acc[c][e]);
-  }
+  wide_zero_folded(acc);
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
 #pragma unroll
@@ -400,10 +418,8 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = min(wide_fold_m(L, c, nt * 8 + 4 * h + tig), L);  // past L: zeros
-        double pre = acc[c][0][nt][h] + acc[c][1][nt][h];
-        double pim = acc[c][0][nt][2 + h] + acc[c][1][nt][2 + h];
-        double mre = sgn * (acc[c][0][nt][h] - acc[c][1][nt][h]);
-        double mim = sgn * (acc[c][0][nt][2 + h] - acc[c][1][nt][2 + h]);
+        double pre, pim, mre, mim;
+        wide_unfold(acc, c, nt, h, sgn, pre, pim, mre, mim);
         wide_dz<!ToZ>(pre, pim, pb, m);
         wide_dz<!ToZ>(mre, mim, pb, -m);
         if (m == 0) {  // one row: u = 2 y_0, v = 0
@@ -418,11 +434,7 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
     }
   }
   double acc2[2][2][NT][4];
-#pragma unroll
-  for (int c = 0; c < 2; ++c) {
-#pragma unroll
-    for (int e = 0; e < 2; ++e) wide_zero(acc2[c][e]);
-  }
+  wide_zero_folded(acc2);
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     // even k come from the class with even m, odd k from the other (c_even is 0 or 1)
@@ -458,10 +470,8 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
         const int m_raw = wide_fold_m(L, c, nt * 8 + 4 * h + tig);
         const bool ok = m_raw <= L;
         const int m = ok ? m_raw : L;
-        double pre = acc2[c][0][nt][h] + acc2[c][1][nt][h];
-        double pim = acc2[c][0][nt][2 + h] + acc2[c][1][nt][2 + h];
-        double mre = sgn * (acc2[c][0][nt][h] - acc2[c][1][nt][h]);
-        double mim = sgn * (acc2[c][0][nt][2 + h] - acc2[c][1][nt][2 + h]);
+        double pre, pim, mre, mim;
+        wide_unfold(acc2, c, nt, h, sgn, pre, pim, mre, mim);
         if constexpr (ToZ) {
           if (ok) {
             w.rec[wide_slot(rc + m, g)] = cpx<double>{pre * scale, pim * scale};
