@@ -37,7 +37,7 @@
 /// order (detail/m2l/fused.cuh): one thread a pair to p = 6 (double) / 8 (float),
 /// one lane a pair with its degrees split over a block's warps to p = 12, and above:
 /// in double, FP64 tensor-core products, on sm_90 on tiles of eight pairs from p = 11
-/// (detail/m2l/tensor_wide.cuh: mma.m16n8k4, whole swap matrices, the two swaps of a
+/// (detail/m2l/tensor_wide.cuh: mma.m16n8k4, folded swap matrices, the two swaps of a
 /// degree chained in registers), else on tiles of four pairs from p = 13
 /// (detail/m2l/tensor.cuh, sm_80+); in float the wide schedule (computed in double)
 /// from p = 13 on sm_90, one warp a pair below sm_90.
