@@ -69,7 +69,7 @@ write_summary() {  # $1: final, or the part just finished
     echo "|---|---|---|---|"
     printf "%s" "$san_rows"
     echo
-    # The README's tables first, then every row.
+    # The performance page's tables first, then every row.
     if [ -e "$dir/tables.py" ] && compgen -G "$logs/bench_*.json" > /dev/null; then
       python3 "$dir/tables.py" "$logs"
     fi
@@ -94,8 +94,7 @@ write_summary() {  # $1: final, or the part just finished
 
 # ---- 1. tests ------------------------------------------------------------------
 if [ "${WHAM_SKIP_TESTS:-0}" != 1 ]; then
-  # Several at a time: on an H100 (2026-12-05) four at a time took 153 s, where the
-  # tests' own times add up to 433 s.
+  # Several at a time: on an H100 four at a time take about 150 s, one at a time about 430 s.
   (cd "$dir" && ctest -LE build -j "${WHAM_CTEST_JOBS:-4}" --output-on-failure --timeout 1200) > "$logs/ctest.txt" 2>&1
   ctest_rc=$?
   [ $ctest_rc -eq 0 ] || status=1
@@ -109,9 +108,7 @@ fi
 
 # ---- 2. compute-sanitizer ------------------------------------------------------
 # Runs in parallel, WHAM_SANITIZER_JOBS at a time; the binaries in WHAM_SANITIZE_SPLIT
-# one job a test case. One after another the runs took over 16 minutes on an H100
-# (2026-12-05: 978 s, with the FMM racecheck stopped by a 300 s limit before half its
-# test cases), more than one device call allows.
+# one job a test case: one after another the runs take over 16 minutes on an H100.
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
   san_rows=""
   split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
@@ -159,7 +156,7 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     name=$(basename "$t")
     # racecheck only where shared memory is used: the WHT family and M2L kernels.
     # synccheck tracks room for a few mbarriers a block by default; the FMM dense
-    # schedule's bulk gathers use one a warp (its tracking overflowed there once).
+    # schedule's bulk gathers use one a warp.
     [ "$tool" = synccheck ] && extra="--num-cuda-barriers 64"
     log=$logs/sanitizer_${tool}_${name}${spec:+_$i}.txt
     s=$(date +%s)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Prints the issues' result tables (markdown) from the benchmark JSON of one GPU run.
+"""Prints the performance page's tables (markdown) from the benchmark JSON of one GPU run.
 
     scripts/tables.py DIR        # DIR holds bench_iqp.json, bench_iqp_large.json,
                                  # bench_fwht.json, bench_m2l.json (any of them)
 
-summarize.py prints every row and counter; this prints the few tables the README quotes:
+summarize.py prints every row and counter; this prints the few tables docs/performance.md
+quotes:
 one row per size, paths side by side, the floor fractions and speed-ups the benchmarks
 measured in the same run. A missing file or row leaves its table out or its cell empty.
 """
@@ -132,7 +133,7 @@ def fwht(directory):
             b, p = min(cands, key=lambda c: time_us(c[0]))
             cell = f"{fmt(b.get('floor_frac'), 2)} ({FWHT_PATHS[p][0]})"
             if label == "float":
-                # The counter (every row since the fortieth session), else the baseline's
+                # The counter where the run has it, else the baseline's
                 # own row where the sweep ran one.
                 base = rows.get(f"BM_fwht<{tname}>/{n}/0/3")
                 speed = (fmt(b["speedup_vs_baseline"]) if "speedup_vs_baseline" in b
