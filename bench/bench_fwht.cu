@@ -10,8 +10,8 @@
 //               Batch 64 is skipped where the two buffers pass 16 GiB (float
 //               n >= 26, double / complex<float> n >= 25, complex<double> n >= 24).
 // BM_kron_tune: the Kronecker path's two knobs at a few points (L2 chunk size,
-//               most bits per strided stage); the defaults in kronecker.cuh come
-//               from it.
+//               most bits per strided stage); the defaults in
+//               wham/detail/wht/tuning.cuh (kronecker_config) come from it.
 #include <wham/fwht.cuh>
 
 #include "common.cuh"
@@ -43,7 +43,7 @@ void BM_fwht(benchmark::State& state) {
     return;
   }
   wham_test::device_buffer<T> in(n * batch), out(n * batch);
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
@@ -102,7 +102,7 @@ void BM_kron_tune(benchmark::State& state) {
   const std::int64_t batch =
       std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
   wham_test::device_buffer<T> in(n * batch), out(n * batch);
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);

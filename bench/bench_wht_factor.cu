@@ -21,7 +21,7 @@
 //              columns x reps / time).
 // Each form's output is compared with the butterflies' before timing (relative error
 // 1e-4 float, 1e-12 double); a mismatch skips the row with an error.
-#include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/arch/mma.cuh>
 #include <wham/detail/wht/common.cuh>
 
 #include "common.cuh"
@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(256)
     for (int r = 0; r < reps; ++r) {
       d[0] = 0.0;
       d[1] = 0.0;
-      wham::detail::m2l::tensor_mma(d, a0, b0);
-      wham::detail::m2l::tensor_mma(d, a1, b1);
+      wham::detail::arch::mma_m8n8k4_f64(d[0], d[1], a0, b0);
+      wham::detail::arch::mma_m8n8k4_f64(d[0], d[1], a1, b1);
       d[0] *= scale;
       d[1] *= scale;
       if (r + 1 < reps) {

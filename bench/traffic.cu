@@ -111,14 +111,15 @@ int run_fwht(int log_n, const std::string& batch_arg, const std::string& path_na
   if (path_name == "kronecker") path = wham::fwht_path::kronecker;
   if (path_name == "baseline") path = wham::fwht_path::baseline;
   const std::size_t count = std::size_t(batch) << log_n;
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   wham_test::device_buffer<T> in(count), out(count);
   wham_bench::fill_uniform(reinterpret_cast<R*>(in.data()), in.bytes() / sizeof(R));
   const char* resolved = path_name.c_str();
-  if (path == wham::fwht_path::automatic) {  // fwht's own rule (wham/fwht.cuh)
-    resolved = wham::detail::wht::fused_pays<T>(log_n, batch)     ? "fused"
-               : wham::detail::wht::kronecker_serves<T>(log_n) ? "kronecker"
-                                                                : "baseline";
+  if (path == wham::fwht_path::automatic) {  // fwht's own rule (wham/detail/wht/dispatch.cuh)
+    const wham::fwht_path chosen = wham::detail::wht::automatic_path<T>(log_n, batch);
+    resolved = chosen == wham::fwht_path::fused       ? "fused"
+               : chosen == wham::fwht_path::kronecker ? "kronecker"
+                                                      : "baseline";
   }
   profile([&] { wham::fwht(in.data(), out.data(), log_n, batch, R(1), nullptr, path); },
           [&] {

@@ -132,7 +132,7 @@ void check_launches_fit() {
       REQUIRE(fused_bytes_at<V>(n, std::make_integer_sequence<int, M>{}) <= limit);
     }
     if (block < M) continue;  // no clusters (wht::fused_cluster_max_log_n)
-    // Every cluster launch iqp::launch_fused and launch_beyond_block make.
+    // Every cluster launch iqp::launch_fused_path and launch_beyond_block make.
     REQUIRE(cluster_bytes<V, M - 2, M>() <= limit);
     REQUIRE(cluster_bytes<V, M - 1, M>() <= limit);
     REQUIRE(cluster_bytes<V, M - 3, M - 1>() <= limit);

@@ -1,9 +1,9 @@
-// The fused schedule's shared-memory index arithmetic (wham/reference/fused_layout.hpp),
+// The fused schedule's shared-memory index arithmetic (wham/detail/wht/fused_layout.hpp),
 // which the device kernels use verbatim: the host replay of every thread and pass
 // equals the full transform in both layouts, and the padded layout's accesses are
 // free of bank conflicts for the element sizes and register tiles that use it.
 // Inputs are small integers, so every comparison is exact.
-#include <wham/reference/fused_layout.hpp>
+#include <wham/detail/wht/fused_layout.hpp>
 #include <wham/reference/fwht.hpp>
 
 #include "catch.hpp"
@@ -16,7 +16,7 @@
 #include <set>
 #include <vector>
 
-namespace layout = wham::reference::fused_layout;
+namespace layout = wham::detail::wht::fused_layout;
 
 TEST_CASE("fused layout: the replayed schedule equals the full transform", "[wht][cpu]") {
   const bool padded = GENERATE(false, true);

@@ -38,7 +38,7 @@ template <class T>
 double tolerance() {
   // Each output is a +-1 sum of 2^n inputs, formed in n rounding stages:
   // relative error grows like sqrt(n) * eps; 1e-5 / 1e-12 leave room to n = 30.
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   return std::is_same_v<R, float> ? 1e-5 : 1e-12;
 }
 
@@ -81,7 +81,7 @@ void check_fused(int log_n, std::int64_t batch, bool in_place, std::uint64_t tag
   T* out = in_place ? d_in.data() : d_out.data();
   if (!in_place) d_out.poison();
 
-  wham::fwht(d_in.data(), out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0,
+  wham::fwht(d_in.data(), out, log_n, batch, wham::fwht_scale_t<T>(scale), 0,
              wham::fwht_path::fused);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = in_place ? d_in.download() : d_out.download();
@@ -168,7 +168,7 @@ TEMPLATE_TEST_CASE("fwht streamed schedule: several rows a block, in place, unal
   if (!in_place) d_out.poison();
   const double scale = 1.0 / std::sqrt(double(n));
 
-  wham::fwht(in, out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0);
+  wham::fwht(in, out, log_n, batch, wham::fwht_scale_t<T>(scale), 0);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<T> got(host.size());
   WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -216,7 +216,7 @@ TEMPLATE_TEST_CASE("fwht packed schedule: several rows a vector, tails, unaligne
   if (!in_place) d_out.poison();
   const double scale = log_n == 0 ? 0.75 : 1.0 / std::sqrt(2.0);
 
-  wham::fwht(in, out, log_n, batch, wham::detail::wht::real_t<T>(scale), 0);
+  wham::fwht(in, out, log_n, batch, wham::fwht_scale_t<T>(scale), 0);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<T> got(host.size());
   WHAM_TEST_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));

@@ -55,7 +55,7 @@ double_of<T> to_double(const T& v) {
 
 template <class T>
 double tolerance() {
-  return std::is_same_v<wham::detail::wht::real_t<T>, float> ? 1e-5 : 1e-12;
+  return std::is_same_v<wham::fwht_scale_t<T>, float> ? 1e-5 : 1e-12;
 }
 
 const char* path_name(wham::fwht_path p) {
@@ -87,7 +87,7 @@ double worst_row_error(const std::vector<T>& got, const std::vector<D>& ref, std
 TEMPLATE_TEST_CASE("fwht: every path matches the reference, n = 0..24", "[fwht][paths][gpu]",
                    float, double, cuda::std::complex<float>, cuda::std::complex<double>) {
   using T = TestType;
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   const int log_n = GENERATE(range(0, 25));
   const std::int64_t batch = GENERATE(1, 3, 64);
   const std::size_t n = std::size_t(1) << log_n;
@@ -126,7 +126,7 @@ TEMPLATE_TEST_CASE("fwht: the orthonormal transform applied twice gives the inpu
                    "[fwht][paths][gpu]", float, double, cuda::std::complex<float>,
                    cuda::std::complex<double>) {
   using T = TestType;
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   const int log_n = GENERATE(1, 9, 12, 14, 15, 16, 19, 22);
   if (wham_test::reduced() && log_n > 14) return;
   const std::int64_t batch = log_n <= 16 ? 5 : 2;
@@ -159,7 +159,7 @@ TEMPLATE_TEST_CASE("fwht: the orthonormal transform applied twice gives the inpu
 TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[fwht][paths][gpu]",
                    float, double, cuda::std::complex<float>, cuda::std::complex<double>) {
   using T = TestType;
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   using D = double_of<T>;
   const int log_n = GENERATE(25, 26, 28);
   const wham::fwht_path path = GENERATE(wham::fwht_path::automatic, wham::fwht_path::baseline);
@@ -226,7 +226,7 @@ TEMPLATE_TEST_CASE("fwht: strided stages as clusters of 2, 4, 8 and 16 blocks",
                    "[fwht][paths][gpu]", float, double, cuda::std::complex<float>,
                    cuda::std::complex<double>) {
   using T = TestType;
-  using R = wham::detail::wht::real_t<T>;
+  using R = wham::fwht_scale_t<T>;
   namespace wd = wham::detail::wht;
   const int log_k = GENERATE(1, 2, 3, 4);
   if (wham_test::reduced() && log_k > 2) return;

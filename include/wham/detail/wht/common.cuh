@@ -76,10 +76,8 @@ __device__ __forceinline__ void store_contiguous(T* p, const T (&v)[E]) {
 /// In-register WHT over the bits of the register index j that lie in [0, G),
 /// applied independently to each of the E / 2^G groups (j = r * 2^G + g).
 /// Butterflies rather than a dense product with a Hadamard block, on CUDA cores or FP64
-/// tensor cores: bench_wht_factor (H_8 over strided columns; H100, 2026-12-05 22:45 UTC)
-/// one pass over 1 GiB, of a copy: float butterflies 0.856, dense 0.856; double 0.935,
-/// 0.934, mma.m8n8k4 0.828; 64 factors between one load and one store, Gfactor/s: float
-/// 884 vs dense 605; double 488 vs dense 316 vs mma 151 (its relayout shuffles included).
+/// tensor cores: H100: double 488 Gfactor/s (butterflies) vs 316 (dense) vs 151
+/// (mma.m8n8k4), 64 factors H_8 between one load and one store (bench_wht_factor).
 template <int G, class V, int E>
 __device__ __forceinline__ void register_butterflies(V (&v)[E]) {
   static_assert(E % (1 << G) == 0, "group larger than the register tile");

@@ -1,187 +1,31 @@
 /// \file wham/detail/wht/fused.cuh
-/// \brief The fused on-chip schedule of the Walsh-Hadamard family: one block
-/// holds whole segments of 2^LogN elements; input comes from a policy (loaded
-/// from memory, or generated on chip as the IQP phases are), every butterfly
-/// stage runs in registers and shared memory, the scale is folded into the one
-/// store.
-///
-/// Policies (the only thing that differs between FWHT and IQP):
-///   input.load<E>(g0, v)          fills v with the E contiguous elements whose
-///                                 flat index (segment * 2^LogN + x) starts at g0
-///   output.store<E>(g0, v, scale) writes them, multiplied by scale
-/// g0 is always a multiple of E; E is a power of two, and the store's E need not
-/// be the load's (the last shared-memory pass stores single elements, E = 1, so
-/// that neighbouring lanes write neighbouring elements). Segments are contiguous, so a row of 2^n split
-/// into 2^(n - LogN) segments is addressed by the same flat index (the Kronecker
-/// path's first stage uses exactly that).
+/// \brief The fused on-chip schedule of the Walsh-Hadamard family: one block holds
+/// whole segments of 2^LogN elements; input comes from a policy (policies.cuh: loaded
+/// from memory, or generated on chip as the IQP phases are), every butterfly stage runs
+/// in registers and shared memory, the scale is folded into the one store. Segments are
+/// contiguous, so a row of 2^n split into 2^(n - LogN) segments is addressed by the
+/// same flat index (the Kronecker split's stage 0 uses exactly that).
 #pragma once
 
+#include <wham/detail/arch/dispatch.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/fused_layout.hpp>
+#include <wham/detail/wht/policies.cuh>
+#include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
-#include <wham/reference/fused_layout.hpp>
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace wham::detail::wht {
 
-/// Input policy: elements loaded from `in` (any type of the family), converted to V.
-template <class In, class V>
-struct loaded_input {
-  const In* in;
-  template <int E>
-  __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E]) const {
-    if constexpr (cuda::std::is_same_v<In, V>) {
-      load_contiguous<V, E>(in + g0, v);
-    } else {
-      In tmp[E];
-      load_contiguous<In, E>(in + g0, tmp);
-#pragma unroll
-      for (int j = 0; j < E; ++j) v[j] = convert<V>(tmp[j]);
-    }
-  }
-};
-
-/// Whether an input policy makes per-warp tables before its loads (the IQP
-/// phases' product form): `static constexpr bool warp_tables = true` and
-///   table_bytes<E>(elements)           shared bytes for a block of that many elements
-///                                      (0: not used for this E and row length)
-///   warp_table_bytes<E>()              one warp's share of them (a multiple of 16)
-///   prepare<E>(warp_table, g0)         every lane of a warp, g0 its first element:
-///                                      the warp builds its table (synchronises the warp)
-///   load<E>(g0, v, warp_table)         loads reading it
-/// Every warp of a schedule that uses them lies within one segment.
-template <class Input, class = void>
-struct has_warp_tables : cuda::std::false_type {};
-template <class Input>
-struct has_warp_tables<Input, cuda::std::void_t<decltype(Input::warp_tables)>>
-    : cuda::std::bool_constant<Input::warp_tables> {};
-template <class Input>
-inline constexpr bool has_warp_tables_v = has_warp_tables<Input>::value;
-/// Whether a schedule of TPS threads a segment takes its loads from the tables
-/// alone (`load_product<E>(g0, v, warp_table)`, the table never null): inputs with
-/// warp tables at TPS >= 32 (every warp within a segment, so every warp makes one),
-/// complex128 only. Without the per-element fallback compiled in beside the
-/// product form, the complex128 IQP kernels shrink from about 188 KB of SASS to
-/// 29 KB; at batch 64 most of their stalls had been instruction-cache misses (ncu,
-/// n = 10: "no instruction" 67% of the stall samples). H200, 2026-12-01, same-run
-/// A/B, bitwise-identical states: complex128 batch 64, n = 10: 9.1 -> 8.0 us, n = 12:
-/// 11.1 -> 9.2 us; 512 MiB about 3% faster; complex64 7% slower at 512 MiB, so not there.
-template <class V, class Input, int TPS>
-inline constexpr bool product_only_v = has_warp_tables_v<Input> && TPS >= 32 && sizeof(V) == 16;
-/// The fused kernel's tables_offset when the input makes no tables.
-inline constexpr unsigned no_tables = 0xffffffffu;
-
-/// One thread's E elements from the input, through its warp's table where the input
-/// makes them (`table`: null where this schedule made none; never null under
-/// product_only_v). The one place the fused and cluster kernels choose their load.
-template <class V, int TPS, int E, class Input>
-__device__ __forceinline__ void load_elements(const Input& input, std::int64_t g0, V (&v)[E],
-                                              unsigned char* table) {
-  if constexpr (product_only_v<V, Input, TPS>) {
-    input.template load_product<E>(g0, v, table);
-  } else if constexpr (has_warp_tables_v<Input>) {
-    input.template load<E>(g0, v, table);
-  } else {
-    input.template load<E>(g0, v);
-  }
-}
-
-/// Output policy: elements scaled, converted to Out, stored 16 bytes wide.
-/// Scaled = false ignores the scale: for inputs that applied it already (the IQP
-/// phases, whose 2^-n multiplies each thread's first phase, exactly, instead of
-/// every element at the store).
-template <class Out, class V, bool Scaled = true>
-struct stored_output {
-  Out* out;
-  template <int E>
-  __device__ __forceinline__ void store(std::int64_t g0, const V (&v)[E], real_t<V> scale) const {
-    if constexpr (E == 1) {
-      out[g0] = convert<Out>(scaled(v[0], scale));  // one element: its own natural-width store
-    } else {
-      alignas(16) Out tmp[E];
-#pragma unroll
-      for (int j = 0; j < E; ++j) tmp[j] = convert<Out>(scaled(v[j], scale));
-      store_contiguous<Out, E>(out + g0, tmp);
-    }
-  }
-  __device__ __forceinline__ static V scaled(const V& x, real_t<V> scale) {
-    if constexpr (Scaled) {
-      return x * scale;
-    } else {
-      return x;
-    }
-  }
-};
-
-/// Launch shape of the fused schedule for a value type and segment length.
-/// Each thread holds E contiguous elements (16 for complex128 and 32 for complex64 where
-/// the IQP phases make them, fewer for loaded rows: complex128_items, complex64_items;
-/// 8 or 32 for double and 8 to 64 for float by row length): the first log2(E) butterfly
-/// stages run in registers, and every round trip through shared memory does another
-/// log2(E), so a segment of 2^13 complex128 takes 3 round trips, 2^14 complex64 2.
-/// Tuning (H200, 2026-11-30): E by the shared-memory budget (round trips per
-/// element) for the complex types, checked against half of it (real types:
-/// float_items, double_items): complex128 E = 8 (and 64 registers, 30
-/// warps an SM instead of 15), IQP 512 MiB, us: n = 8 252 vs 219, n = 12 334 vs
-/// 278, n = 13 429 vs 365; complex64 E = 16 (measured before the product-form
-/// factors moved to double): n = 10 306 vs 342, n = 12 312 vs 335, n = 14 454 vs 380,
-/// mixed, so E stays 32.
-/// Fraction of the write floor (IQP, 512 MiB, bench_iqp, 2026-12-01, after the phase
-/// tables went by warp): complex128 n = 6: 0.70, 8: 0.65, 10: 0.66, 12: 0.57, 13:
-/// 0.53 (cluster); complex64 n = 8: 0.61, 10: 0.62, 12: 0.54, 14: 0.44 (ncu, complex128
-/// n = 12: 16 warps an SM, issue slots 50% busy; the largest stalls left are the wait
-/// for each warp's parameter loads and the sine/cosine chains).
-/// Preferred E for float rows, by length. H200, 2026-11-30, FWHT float, 1 GiB, fraction
-/// of the copy floor, E = 64 -> the value here: log_n = 6: 0.90 -> 0.99 (8), 7: 0.73 ->
-/// 1.08 (8), 8: 0.74 -> 1.08 (16), 9: 0.74 -> 0.98 (16), 10-12: 0.92 -> 1.00 (16), 13:
-/// 0.82 -> 0.86 (32; 16: 0.81); 14 and 15 stay at 64 (0.83, 0.71; 32: 0.69, 0.70;
-/// 16: 0.67, 0.69). Rows of 16 threads or more store straight from registers in
-/// 64-byte runs, and a short register tile leaves room for more warps.
-constexpr int float_items(int log_n) {
-  return log_n <= 5 ? 64 : log_n <= 7 ? 8 : log_n <= 12 ? 16 : log_n == 13 ? 32 : 64;
-}
-
-/// Preferred E for double rows (real), by length: H200, 2026-11-30, FWHT double,
-/// 1 GiB, fraction of the copy floor, E = 32 -> 8: log_n = 5-9: 0.92-0.95 -> 1.06-1.07,
-/// 10-12: 0.94-0.95 -> 0.98-1.02; 13, 14 stay at 32 (0.95, 0.83; 8: 0.72, 0.78; 16:
-/// 0.70, 0.78). complex64 has its own (complex64_items).
-constexpr int double_items(int log_n) { return log_n >= 5 && log_n <= 12 ? 8 : 32; }
-
-/// Preferred E for complex128 rows: 16, but 8 at log_n = 8, where 16 leaves a row 16
-/// threads, below the warp the IQP phases' product form needs (phase.cuh's
-/// uses_tables), so every amplitude took its own sine and cosine; with 8 a row is a
-/// warp and takes the products. H200, 2026-12-03, two builds run in turn (two device
-/// calls, two rounds each), us at 512 MiB, E = 16 -> 8: IQP n = 8 198-201 -> 182-184,
-/// FWHT complex128 n = 8 293-295 -> 285; IQP batch 64, ten launches back to back, a
-/// launch: 5.2-6.0 -> 4.4-4.9. Elsewhere 16 stays: IQP 512 MiB n = 4 182 vs 202, n = 7
-/// 182 vs 220, n = 9 174 vs 191, n = 10 192 vs 221, n = 12 217 vs 390; n = 5, 6 within
-/// 8%, mixed. Loaded rows (no warp tables: the FWHT) have their own shape since the
-/// twenty-sixth session, fewer elements a thread: H200, 2026-12-04, FWHT complex<double>,
-/// 1 GiB, fused path, fraction of a cudaMemcpy, two runs, E = 16 / 8 / 4:
-///   log_n = 3    0.92 / 0.92 / 0.98        8      0.87 / 0.90 / 0.96
-///   log_n = 4-7  0.86-0.88 / 0.90-0.92 / 0.98-0.99
-///   log_n = 9-10 0.87-0.89 / 0.90-0.91 / 0.88    11  0.87 / 0.90-0.91 / 0.78
-///   log_n = 12   0.87 / 0.84 / 0.62       (1 and 2: 0.98 whatever E).
-constexpr int complex128_items(int log_n, bool tables) {
-  if (tables) return log_n == 8 ? 8 : 16;
-  return log_n <= 8 ? 4 : log_n <= 11 ? 8 : 16;
-}
-
-/// Preferred E for complex<float> rows: 32 where the input makes warp tables (the IQP
-/// phases: their product form wants long register tiles), else 8 up to 2^11. H200,
-/// 2026-12-04, FWHT complex<float>, 512 MiB, fused path, fraction of a cudaMemcpy, two
-/// runs, E = 32 -> 8: log_n = 4-7 0.84-0.89 -> 0.99, 8-9 0.85-0.86 -> 0.98-0.99, 10-11
-/// 0.87 -> 0.94; at 12 8 loses (0.87 -> 0.84, and the Kronecker plans' 12-bit stage 0:
-/// n = 20 0.46 -> 0.44), and so does the IQP (complex64, 512 MiB, of the write floor:
-/// n = 8 0.58 -> 0.37, n = 10 0.58 -> 0.32).
-constexpr int complex64_items(int log_n, bool tables) { return !tables && log_n <= 11 ? 8 : 32; }
-
-/// Tables: whether the input makes warp tables (has_warp_tables_v; fused_shape_for
-/// derives it from the input policy, so no caller picks it by hand).
+/// Launch shape of the fused schedule for a value type and segment length: E elements
+/// a thread (tuning.cuh's tables), at most 1024 threads a segment. Tables: whether the
+/// input makes warp tables (fused_shape_for derives it from the input policy).
 template <class V, int LogN, bool Tables>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
@@ -196,20 +40,17 @@ struct fused_shape {
   /// Largest block (several segments per block for short segments).
   static constexpr int threads = threads_per_segment >= 256 ? threads_per_segment : 256;
   static constexpr int segments_per_block = threads / threads_per_segment;
-  static constexpr int min_blocks = threads >= 512 ? 1 : 512 / threads;
+  static constexpr int min_blocks =
+      threads >= fused_threads_per_sm ? 1 : fused_threads_per_sm / threads;
   static constexpr bool uses_smem = LogN > log_items;
-  /// Short segments: a segment's threads would write runs narrower than 64 bytes
-  /// (one thread per segment: 16-byte stores 256 bytes apart), which ran at a
-  /// quarter of the write floor on the H200 (complex128 n = 4, 512 MiB: 527 us
-  /// against a 129 us floor). Their results go out through shared memory in the
-  /// block's linear order instead: neighbouring lanes, neighbouring elements.
-  static constexpr bool linear_store = threads_per_segment * sizeof(V) < 64;
+  /// Short segments (one thread's 16-byte stores 256 bytes apart, say) store through
+  /// shared memory in the block's linear order: neighbouring lanes, neighbouring elements.
+  static constexpr bool linear_store =
+      threads_per_segment * sizeof(V) < fused_linear_store_below_bytes;
   static constexpr bool needs_smem = uses_smem || linear_store;
-  /// Shared-memory layout of a segment (smem_slot): padded (one empty slot after
-  /// every E elements) where the input makes warp tables, the IQP phases, whose
-  /// kernels run 100-120 instructions an amplitude (ncu, 2026-12-02/03) where a
-  /// loaded row is bound by memory; XOR-swizzled elsewhere. Measured together with the
-  /// phase changes it came with (H200, 2026-12-05): iqp/phase.cuh's comment.
+  /// Shared-memory layout of a segment (smem_slot): padded where the input makes warp
+  /// tables (the IQP phases, bound by their 100-120 instructions an amplitude, where
+  /// every saved address computation counts), XOR-swizzled for loaded rows.
   static constexpr bool padded = Tables;
   /// Segment stride in shared memory: the padded layout's n + n / E slots; else
   /// padded by TPS when several segments share a bank window, so that
@@ -223,21 +64,15 @@ struct fused_shape {
 template <class V, int LogN, class Input>
 using fused_shape_for = fused_shape<V, LogN, has_warp_tables_v<Input>>;
 
-/// Shared-memory slot of element x of a segment (wham/reference/fused_layout.hpp):
-/// XOR-swizzled, the low log2(E) bits with the next log2(E), or padded, x + x / E
-/// (one empty slot after every E elements). Both keep the contiguous per-thread
-/// layout (thread t at t * E + j) and the passes' layouts (neighbouring lanes,
-/// neighbouring elements) free of bank conflicts for the element sizes and E that
-/// use them (padded: complex<double> E = 8, 16 and complex<float> E = 32; the
-/// contiguous layout's threads are E + 1 slots apart, an odd count of 16-byte or
-/// 8-byte slots). The padded slot of a pass's x = thread part | register part is
-/// the sum of theirs, so each access is a thread's base address plus a constant,
-/// where the swizzle costs several integer operations an element (PTX of the
-/// complex<double> n = 10 IQP kernel: 611 -> 299 integer instructions a thread of
-/// 16 amplitudes; complex<float> fused kernels 128 -> 100-102 registers).
+/// Shared-memory slot of element x of a segment (fused_layout.hpp): XOR-swizzled, the
+/// low log2(E) bits with the next log2(E), or padded, x + x / E (one empty slot after
+/// every E elements). Both keep the per-thread and the passes' layouts free of bank
+/// conflicts for the element sizes and E that use them. The padded slot of a pass's
+/// x = thread part | register part is the sum of theirs, so each access is a thread's
+/// base address plus a constant, where the swizzle costs several integer operations.
 template <int LogE, bool Padded>
 __device__ __forceinline__ unsigned smem_slot(unsigned x) {
-  return ::wham::reference::fused_layout::slot(x, LogE, Padded);
+  return fused_layout::slot(x, LogE, Padded);
 }
 
 /// Orders a segment's shared-memory round trip: a segment of at most 32 threads
@@ -247,11 +82,10 @@ __device__ __forceinline__ unsigned smem_slot(unsigned x) {
 /// block may be partial). Longer segments are whole warps (TPS a power of two);
 /// with Named, each waits at its own named barrier (1 + segment; at most 4
 /// segments of 64 threads a block), so the block's segments drift apart instead
-/// of marching in step. That pays where the input is made on chip and loses
-/// where it is loaded (H200, 512 MiB, 2026-12-01, block barrier -> named: IQP
-/// complex128 n = 10: 260 -> 241 us, n = 11: 265 -> 256, complex64 n = 11: 301 ->
-/// 289; FWHT double n = 9: 257 -> 269, n = 10: 272 -> 284), so the fused kernel
-/// names them for inputs with warp tables (the IQP phases) only.
+/// of marching in step. That pays where the input is made on chip and loses where it
+/// is loaded, so the fused kernel names them for inputs with warp tables only.
+/// H200, 512 MiB, block barrier -> named: IQP complex128 n = 10 260 -> 241 us
+/// (bench_iqp); FWHT double log_n = 10 272 -> 284 us (bench_fwht).
 template <int TPS, bool Named>
 __device__ __forceinline__ void segment_sync(unsigned lanes, int segment) {
   if constexpr (TPS <= 32) {
@@ -281,7 +115,7 @@ template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, bool Padd
 __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[E],
                                              const Output& output, std::int64_t g_seg, bool active,
                                              real_t<V> scale) {
-  namespace layout = ::wham::reference::fused_layout;
+  namespace layout = fused_layout;
   constexpr int G = layout::pass_bits(LogN, LogE, B);
   if constexpr (Padded) {
     constexpr int LogT = ilog2(TPS);
@@ -371,11 +205,9 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
 
   V v[E];
   if constexpr (has_warp_tables_v<Input>) {
-    // Inputs made on chip (no loads from memory the kernel writes): threads past
-    // the last segment (the last block only) make the last segment's elements and
-    // store nothing (`active`), so that no branch goes around the loads and no
-    // zeros are made first (SASS of the complex128 n = 10 IQP kernel: 118 fewer
-    // instructions a thread of 16 amplitudes, of about 1500).
+    // Inputs made on chip: threads past the last segment (the last block only) make
+    // the last segment's elements and store nothing (`active`), so that no branch
+    // goes around the loads (118 fewer instructions a thread, of about 1500).
     const std::int64_t g_load = (active ? segment : num_segments - 1) * N + std::int64_t(t) * E;
     unsigned char* table = nullptr;
     // Whole warps per segment here (table_bytes is 0 otherwise).
@@ -404,10 +236,8 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
           seg, t, s_local, v, output, g_seg, active, scale);
     }
     if constexpr (shape::linear_store) {
-      // The block's segments are contiguous in memory: store them in linear order.
-      // Block-wide, not warp by warp (H200, 1 GiB, fraction of the copy floor,
-      // warp-local vs block-wide): float log_n = 6: 0.68 vs 0.90, double 5: 0.72 vs
-      // 0.94, float 7-9: 0.75-0.77 vs 0.74; IQP unchanged.
+      // The block's segments are contiguous in memory: store them in linear order,
+      // block-wide (H200: float log_n = 6 0.90 of a copy vs 0.68 warp by warp, bench_fwht).
       __syncthreads();
       const std::int64_t first = block * segments_here;
       const std::int64_t g_block = first * N;
@@ -416,9 +246,7 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
           first + segments_here <= num_segments) {
         // A full block (every block of a large batch but the grid's last): element
         // k * T + tid is segment k * T / N + tid / N, position tid % N, so each load
-        // and store is the thread's base address plus a constant, with no bounds test
-        // (SASS of the complex<float> n = 6 IQP kernel: about 20 instructions an
-        // element before, 3 here).
+        // and store is the thread's base address plus a constant, with no bounds test.
         const int tid = static_cast<int>(threadIdx.x);
         const V* const at = block_smem + (tid >> LogN) * shape::stride +
                             smem_slot<LogE, shape::padded>(unsigned(tid) & (N - 1u));
@@ -445,13 +273,8 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
   }
 }
 
-// A register cap of 128 (minimum blocks per SM: 512 threads' worth): with no
-// minimum, ptxas capped the small-n complex128 IQP kernels at 80 registers and
-// spilled (n = 4: 128 bytes); at 128 they take 122 and do not. Tighter caps, for
-// more blocks an SM, spill and gain nothing or lose (H200, 2026-12-02, IQP 512 MiB,
-// fraction of the write floor, this cap vs one more block an SM: complex128 n = 10
-// 0.62 vs 0.63 at 80 registers, 0.23 at 64; n = 12 0.56 vs 0.44 at 80; n = 13 0.39 vs
-// 0.18 at 64; complex64 n = 12 0.51 vs 0.44, n = 13 0.47 vs 0.40 at 80).
+// min_blocks caps registers at 128 (fused_threads_per_sm): with no minimum, ptxas
+// capped the small-n complex128 IQP kernels at 80 registers and spilled.
 template <class V, int LogN, class Input, class Output>
 __global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
                                   fused_shape_for<V, LogN, Input>::min_blocks)
@@ -461,6 +284,12 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
   fused_block<V, LogN>(input, output, std::int64_t(blockIdx.x), num_segments, scale,
                        tables_offset, smem_raw);
 }
+
+/// Largest segment one block holds compiled per element size (2^15 float, 2^14
+/// 8-byte, 2^13 complex<double>: what 227 KiB of shared memory holds), so that no
+/// kernel is instantiated that no device could launch.
+template <class V>
+inline constexpr int block_compiled_max_log_n = sizeof(V) >= 16 ? 13 : sizeof(V) >= 8 ? 14 : 15;
 
 /// Largest segment the fused schedule serves for V in `smem` bytes of shared memory a
 /// block: the elements alone (the IQP phases' warp tables and the padded layout need a
@@ -531,29 +360,10 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
 template <class V, class Input, class Output>
 inline void launch_fused(int log_n, std::int64_t num_segments, Input input, Output output,
                          real_t<V> scale, cudaStream_t stream) {
-  switch (log_n) {
-#define WHAM_FUSED_CASE(L) \
-  case L: return launch_fused_n<V, L>(input, output, num_segments, scale, stream);
-    WHAM_FUSED_CASE(0)
-    WHAM_FUSED_CASE(1)
-    WHAM_FUSED_CASE(2)
-    WHAM_FUSED_CASE(3)
-    WHAM_FUSED_CASE(4)
-    WHAM_FUSED_CASE(5)
-    WHAM_FUSED_CASE(6)
-    WHAM_FUSED_CASE(7)
-    WHAM_FUSED_CASE(8)
-    WHAM_FUSED_CASE(9)
-    WHAM_FUSED_CASE(10)
-    WHAM_FUSED_CASE(11)
-    WHAM_FUSED_CASE(12)
-    WHAM_FUSED_CASE(13)
-    WHAM_FUSED_CASE(14)
-    WHAM_FUSED_CASE(15)
-#undef WHAM_FUSED_CASE
-    default:
-      throw_invalid_argument("fused path", "log_n", log_n, "0..15");
-  }
+  const bool built = arch::dispatch_int<0, 16>(log_n, [&](auto size) {
+    launch_fused_n<V, decltype(size)::value>(input, output, num_segments, scale, stream);
+  });
+  if (!built) throw_invalid_argument("fused path", "log_n", log_n, "0..15");
 }
 
 }  // namespace wham::detail::wht

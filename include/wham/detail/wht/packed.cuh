@@ -6,15 +6,15 @@
 /// stores the vectors back: a copy with the butterflies inside it.
 ///
 /// Why: the fused kernel gives such a row one thread, loads narrower than 16 bytes
-/// and its results out through shared memory: H200, 2026-12-03, 1 GiB, fraction of a
-/// cudaMemcpy of the same bytes, float rows of 2 0.85, of 1 0.59 (float rows of 4-16:
-/// 0.96-0.97); packed, 1.00 (packed_vectors_per_thread has the figures).
+/// and its results out through shared memory (H200: float rows of 1 0.59 of a copy,
+/// packed 1.00, 1 GiB, bench_fwht).
 /// Loaded input and stored output of one type V (the FWHT's); in place works (each
 /// thread reads its vectors before it writes them).
 #pragma once
 
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -26,18 +26,6 @@ namespace wham::detail::wht {
 /// Elements of V in one 16-byte vector.
 template <class V>
 inline constexpr int packed_vector_items = 16 / static_cast<int>(sizeof(V));
-
-/// Threads a block, and vectors a thread takes each step (loads in flight before its
-/// first butterfly). H200, 2026-12-03, fraction of a cudaMemcpy of the same bytes (two
-/// runs), vectors a thread 1 / 2 / 4 / 8 / 16: 1 GiB, float rows of 2: 1.00 / 0.98 /
-/// 0.97 / 0.96-0.97 / 0.97; float, double and complex<float> rows of 1 the same within
-/// 0.01. 64 MiB: float rows of 2 0.98-1.00 / 0.96-1.00 / 0.97-1.01 / 1.02-1.07 /
-/// 1.03-1.06, rows of 1 0.98-1.04 / 0.96-1.02 / 0.95-1.00 / 0.95-0.98 / 0.94-1.00.
-/// The fused kernel on the same rows: 0.85 (float rows of 2), 0.59 (float rows of 1),
-/// 0.87 (double and complex<float> rows of 1) at 1 GiB. One vector a thread: a plain
-/// grid of one step, as fast as the copy where the bytes are many.
-inline constexpr int packed_threads = 256;
-inline constexpr int packed_vectors_per_thread = 1;
 
 /// Whether rows of 2^log_n elements of V are short enough for the packed schedule.
 template <class V>

@@ -7,9 +7,7 @@
 /// Why: a row of 2^15 floats (128 KiB) takes a block's whole shared memory and half
 /// the register file, so the fused kernel (fused.cuh) runs one block an SM, and each
 /// SM alternates between loading a row, transforming it (no memory traffic) and
-/// storing it. H200, 1 GiB of float rows of 2^15, 2026-12-03: fused 0.66 of a plain
-/// copy of the same bytes, streamed 0.85 at 512 threads, 0.89 at 1024 (streamed_shape::
-/// threads; streamed_log_n_max has the other sizes).
+/// storing it (tuning.cuh, streamed_log_n_max, has the figures).
 /// Float rows of 2^13 (32 KiB) run three such blocks an SM (streamed_shape::blocks_per_sm);
 /// double and complex<float> rows of 2^13 (64 KiB) one, complex<double> rows of 2^13
 /// (128 KiB, 256 threads) one.
@@ -35,18 +33,20 @@
 /// in place works: a row is prefetched only by the block that later overwrites it.
 #pragma once
 
+#include <wham/detail/arch/dispatch.cuh>
 #include <wham/detail/device.cuh>
-#include <wham/detail/wht/cluster.cuh>
+#include <wham/detail/wht/cluster_launch.cuh>
 #include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/kronecker_index.hpp>
+#include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
-#include <wham/reference/kronecker.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <string>
+#include <utility>
 
 namespace wham::detail::wht {
 
@@ -57,13 +57,9 @@ inline constexpr std::size_t streamed_smem_budget = 227 * 1024;
 template <class V, int LogN>
 struct streamed_shape {
   static constexpr int n = 1 << LogN;
-  /// 32 elements a thread (at most 1024 threads). Float rows of 2^15 had 512 threads of
-  /// 64: H200, 2026-12-03, 1 GiB, fraction of a cudaMemcpy, two runs, 512 -> 1024
-  /// threads: 0.847-0.849 -> 0.894-0.895 (64 registers, 12 bytes of spill); 64 rows
-  /// 0.55-0.61 -> 0.58-0.59. Smaller heads for more blocks an SM lost or tied
-  /// (float 2^14 at two blocks 0.88 vs 0.89-0.90, float 2^13 at four 0.86 vs 0.89,
-  /// double and complex<float> 2^13 at two 0.90-0.91 vs 0.90-0.91).
-  static constexpr int threads = n / 32 < 1024 ? n / 32 : 1024;
+  /// streamed_items elements a thread, at most streamed_max_threads threads (tuning.cuh).
+  static constexpr int threads =
+      n / streamed_items < streamed_max_threads ? n / streamed_items : streamed_max_threads;
   static constexpr int items = n / threads;
   static constexpr int log_items = ilog2(items);
   static constexpr int padded = n + n / items;
@@ -196,15 +192,14 @@ struct streamed_contiguous_rows {
   __device__ __forceinline__ unsigned offset(unsigned x) const { return x; }
 };
 
-/// The Kronecker split's gathered stage (kronecker.cuh, kronecker_middle_serves): for
+/// The Kronecker split's gathered stage (kronecker_plan.cuh, kronecker_middle_serves): for
 /// FWHT rows of 2^LogRow, a streamed row takes flat-index bits [0, 10) and the top
 /// LogN - 10 bits [LogRow - LogN + 10, LogRow); the rows enumerate the sample and the
 /// middle bits [10, LogRow - LogN + 10), which a strided stage takes afterwards (tile rows
 /// 2^10 apart, closer to a copy than rows 2^LogN apart). Element x of a row: run x >> 10
 /// of 2^10 consecutive elements (4 KiB of float, one bulk copy), runs 2^high_shift
-/// apart. The shifts are compile-time constants: with them as kernel arguments the
-/// kernel spilled at its 64 registers and ran at 0.85 of a copy against 0.90 (float,
-/// rows of 2^25, H200, 2026-12-04).
+/// apart. The shifts are compile-time constants: as kernel arguments the kernel spilled
+/// at its 64 registers (H200: float rows of 2^25 0.85 of a copy vs 0.90, bench_fwht).
 template <class V, int LogN, int LogRow>
 struct streamed_gathered_rows {
   static constexpr int log_run = 10;
@@ -215,14 +210,14 @@ struct streamed_gathered_rows {
   __device__ __forceinline__ std::int64_t piece_stride() const {
     return (std::int64_t(1) << high_shift) * std::int64_t(sizeof(V));
   }
-  /// The index arithmetic is the host reference's (wham/reference/kronecker.hpp, which the
-  /// CPU tests replay), here with compile-time arguments.
+  /// The index arithmetic of kronecker_index.hpp (which the CPU tests replay), here
+  /// with compile-time arguments.
   __device__ __forceinline__ std::int64_t base(std::int64_t row) const {
-    return ::wham::reference::kronecker::gathered_base(LogRow, LogN, log_run, row);
+    return kron::gathered_base(LogRow, LogN, log_run, row);
   }
   /// 32 bits: below 2^LogRow (64-bit offsets made complex<float> rows spill).
   __device__ __forceinline__ unsigned offset(unsigned x) const {
-    return ::wham::reference::kronecker::gathered_offset(LogRow, LogN, log_run, x);
+    return kron::gathered_offset(LogRow, LogN, log_run, x);
   }
 };
 
@@ -299,47 +294,19 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 #endif
 }
 
-/// log2 of the rows the streamed schedule takes for V: those of 128 KiB and 64 KiB,
-/// and float rows of 32 KiB (complex<double>: 2^13 only, 128 KiB). H200, 2026-12-03,
-/// fraction of a copy (cudaMemcpy) of the same bytes, fused -> streamed, 1 GiB / 64
-/// rows / 3 rows: float 2^15 0.66 -> 0.85 / 0.48 -> 0.54 / 0.35 -> 0.42; float 2^14
-/// 0.77 -> 0.90 / 0.67 -> 0.81 / 0.52 -> 0.65; double 2^14 0.75 -> 0.92 / 0.59 -> 0.68
-/// / 0.38 -> 0.46; complex<float> 2^14 0.75 -> 0.92 / 0.61 -> 0.74 / 0.39 -> 0.47. Float 2^13 (three
-/// blocks of 256 threads an SM), same date and measure: 0.79 -> 0.88 / 0.77 -> 0.84 /
-/// 0.74 -> 0.81. Double and complex<float> rows of 2^13 (one block of 256 threads an
-/// SM, 130 KiB, 163-173 registers), same date and measure, 1 GiB / 64 rows: double
-/// 0.88 -> 0.91 / 0.75 -> 0.79; complex<float> 0.88 -> 0.90 / 0.67 -> 0.75.
-/// Float rows of 2^15 run 1024 threads since (streamed_shape::threads has the figures).
-/// complex<double> rows of 2^13 (128 KiB): one block of 256 threads of 32 elements an SM,
-/// 255 registers (128 of data), no spills; H200, 2026-12-04, three runs, fraction of a
-/// cudaMemcpy, the one-block fused kernel -> streamed, bitwise equal: 1 GiB 0.72 -> 0.915,
-/// 64 rows 0.55-0.57 -> 0.67-0.69. (512 threads of 16 would leave the exchanges' bank
-/// analysis, which needs 32 a thread.)
-template <class V>
-inline constexpr int streamed_log_n_max =
-    sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : sizeof(V) == 16 ? 13 : 0;
-template <class V>
-inline constexpr int streamed_log_n_min = streamed_log_n_max<V> > 0 ? 13 : 0;
-
 /// Calls f(std::integral_constant<int, log_n>) where the streamed schedule is built
-/// for rows of 2^log_n elements of V; returns whether it is.
+/// for rows of 2^log_n elements of V (tuning.cuh, streamed_log_n_min..max); returns
+/// whether it is.
 template <class V, class F>
 inline bool streamed_visit(int log_n, F&& f) {
-  bool built = false;
-  const auto one = [&](auto size) {
-    constexpr int L = decltype(size)::value;
-    if constexpr (streamed_log_n_max<V> > 0 && L >= streamed_log_n_min<V> &&
-                  L <= streamed_log_n_max<V>) {
-      if (log_n == L) {
-        f(size);
-        built = true;
-      }
-    }
-  };
-  one(std::integral_constant<int, 13>{});
-  one(std::integral_constant<int, 14>{});
-  one(std::integral_constant<int, 15>{});
-  return built;
+  if constexpr (streamed_log_n_max<V> > 0) {
+    return arch::dispatch_int<streamed_log_n_min<V>, streamed_log_n_max<V> + 1>(
+        log_n, std::forward<F>(f));
+  } else {
+    (void)log_n;
+    (void)f;
+    return false;
+  }
 }
 
 /// Shared memory a block of the streamed schedule takes for rows of 2^log_n (0 where
@@ -420,24 +387,14 @@ inline void launch_streamed_gathered(int log_n, const V* in, V* out, std::int64_
                                      real_t<V> scale, cudaStream_t stream) {
   constexpr int LogN = streamed_log_n_max<V>;
   bool built = false;
-  const auto one = [&](auto mid) {
-    if constexpr (LogN > 0) {
-      constexpr int M = decltype(mid)::value;
-      if (log_n == LogN + M) {
-        using rows_t = streamed_gathered_rows<V, LogN, LogN + M>;
-        launch_streamed_n<V, LogN>(in, out, batch << M, scale, stream, rows_t{});
-        built = true;
-      }
-    }
-  };
-  static_assert(streamed_gathered_mid_min == 7 && streamed_gathered_mid_max == 13, "the list below");
-  one(std::integral_constant<int, 7>{});
-  one(std::integral_constant<int, 8>{});
-  one(std::integral_constant<int, 9>{});
-  one(std::integral_constant<int, 10>{});
-  one(std::integral_constant<int, 11>{});
-  one(std::integral_constant<int, 12>{});
-  one(std::integral_constant<int, 13>{});
+  if constexpr (LogN > 0) {
+    built = arch::dispatch_int<streamed_gathered_mid_min, streamed_gathered_mid_max + 1>(
+        log_n - LogN, [&](auto mid) {
+          constexpr int M = decltype(mid)::value;
+          using rows_t = streamed_gathered_rows<V, LogN, LogN + M>;
+          launch_streamed_n<V, LogN>(in, out, batch << M, scale, stream, rows_t{});
+        });
+  }
   if (!built) {
     throw_invalid_argument("fwht (gathered streamed stage)", "log_n", log_n,
                            LogN > 0 ? std::to_string(LogN + streamed_gathered_mid_min) + ".." +

@@ -3,22 +3,12 @@
 /// block an SM fetches its next tile with asynchronous copies (`cp.async`) while it
 /// transforms the current one.
 ///
-/// Why: the one-block strided stage (kronecker.cuh, strided_kernel) loads a tile of
-/// 2^LogH rows x 128 bytes, transforms it and stores it, one block an SM (128 KiB at
-/// 10 bits), so an SM's loads and stores take turns. A probe that only loads such a
-/// tile into shared memory and stores it back (no transform) reaches 0.76 of a
-/// `cudaMemcpy` with rows 2^15 elements apart, and 0.82 even for a contiguous 128 KiB
-/// tile (H200, 2026-12-04, 1 GiB): the turn-taking, not the access pattern, bounds it.
-///
-/// Measured (H200, 2026-12-04, 1 GiB of float rows, fraction of a `cudaMemcpy` of the
-/// same bytes, same process; results equal the one-block stage's to 7e-7 on values of
-/// order 1): the 10-bit stage of n = 25 (rows 2^15 apart) 0.785-0.789 -> 0.854-0.855,
-/// the whole transform (15 + 10 bits) 0.423 -> 0.440-0.442. Tiles of 2^9 and 2^8 rows
-/// lose (0.897 -> 0.854 at 9 bits, 0.923-0.957 -> 0.785-0.831 at 8): the one-block
-/// stage holds two or three such tiles an SM, whose loads and stores overlap already.
-/// Versions for 8-byte elements (10 bits: 0.86-0.87 against the one-block stage's 0.91)
-/// and for float rows of 64 bytes (11 bits: 0.45-0.48, spilling, against 0.70-0.76) lost
-/// too. So only 10-bit stages of float rows take it (strided_streamed_serves).
+/// Why: the one-block strided stage (strided.cuh) loads a tile of 2^LogH rows x 128
+/// bytes, transforms it and stores it, one block an SM (128 KiB at 10 bits), so an SM's
+/// loads and stores take turns; even a copy through such tiles reaches only 0.76-0.82
+/// of a cudaMemcpy. Smaller tiles already overlap (two or three blocks an SM), and the
+/// 8-byte and 11-bit versions lost, so only 10-bit stages of float rows take it
+/// (tuning.cuh, strided_streamed_log_h).
 ///
 /// Tile: 2^LogH rows (index bits [bit, bit + LogH) of the flat index) x 32 floats
 /// (128 contiguous bytes). Thread (w, l) of 2^LogH threads (warp w, lane l: column l):
@@ -34,10 +24,11 @@
 #pragma once
 
 #include <wham/detail/device.cuh>
-#include <wham/detail/wht/cluster.cuh>
+#include <wham/detail/wht/cluster_launch.cuh>
 #include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/kronecker_index.hpp>
+#include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
-#include <wham/reference/kronecker.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -102,7 +93,6 @@ __global__ void __launch_bounds__(strided_streamed_shape<LogH>::threads,
   constexpr int T = shape::threads;
   constexpr int Head = shape::head_rows;
   namespace ptx = strided_streamed_ptx;
-  namespace kron = ::wham::reference::kronecker;
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   float* const X = reinterpret_cast<float*>(smem_raw);
@@ -159,9 +149,6 @@ __global__ void __launch_bounds__(strided_streamed_shape<LogH>::threads,
   }
 #endif
 }
-
-/// Row bits of the one stage that takes the streamed schedule (see the file comment).
-inline constexpr int strided_streamed_log_h = 10;
 
 /// Whether a strided stage of `bits` over elements T at `data` streams on this device:
 /// float, 10 bits, `data` 16-byte aligned (the asynchronous copies), code for sm_90 or

@@ -1,6 +1,6 @@
-/// \file wham/reference/kronecker.hpp
+/// \file wham/detail/wht/kronecker_index.hpp
 /// \brief The index arithmetic of the Kronecker split H_n = H_hi (x) ... (x) H_lo,
-/// shared by the device schedule (wham/detail/wht/kronecker.cuh) and its CPU
+/// shared by the device schedule (kronecker.cuh, strided.cuh, streamed.cuh) and its CPU
 /// tests, plus a host simulation of the whole split (plain C++17, no CUDA).
 ///
 /// A row of 2^n elements is transformed bit group by bit group. Stage 0 covers
@@ -25,7 +25,7 @@
 #define WHAM_KRON_HD inline
 #endif
 
-namespace wham::reference::kronecker {
+namespace wham::detail::wht::kron {
 
 using ::wham::reference::fwht_inplace;
 
@@ -73,9 +73,8 @@ constexpr int min_int(int a, int b) { return a < b ? a : b; }
 ///   log_c:   log2 of the columns per tile: 128 contiguous bytes per row up to
 ///            2^10 rows, 64 at 2^11 (so that the tile stays within 128 KiB of
 ///            shared memory); more for short columns, so that a block keeps 256
-///            threads. H200, 1 GiB of float rows, fraction of a copy of the whole
-///            two-stage transform: 0.48-0.49 with 128-byte rows (n = 16..19) against
-///            0.41-0.43 with 64-byte rows (n = 20..23, before this rule).
+///            threads. H200: 0.48-0.49 of a copy with 128-byte rows vs 0.41-0.43
+///            with 64-byte rows, float two-stage rows, 1 GiB (bench_fwht).
 ///   threads: 2^(log_h + log_c - log_e)
 struct strided_shape_t {
   int log_e;
@@ -106,7 +105,7 @@ WHAM_KRON_HD unsigned round_row(int b, int g_bits, unsigned o, unsigned g) {
   return (o & low_mask) | (g << b) | ((o >> b) << (b + g_bits));
 }
 
-/// The middle plan's gathered rows (wham/detail/wht/kronecker.cuh, kronecker_middle_serves):
+/// The middle plan's gathered rows (kronecker_plan.cuh, kronecker_middle_serves):
 /// for rows of 2^log_row elements, a gathered row of 2^log_n elements takes flat-index
 /// bits [0, log_run) and the top log_n - log_run bits [log_row - log_n + log_run,
 /// log_row); gathered row `row` enumerates the sample (row >> mid) and the middle bits
@@ -216,4 +215,4 @@ void simulate_split(T* data, std::int64_t total, const plan& p, int elem_bytes) 
   }
 }
 
-}  // namespace wham::reference::kronecker
+}  // namespace wham::detail::wht::kron

@@ -1,6 +1,6 @@
-/// \file wham/reference/fused_layout.hpp
+/// \file wham/detail/wht/fused_layout.hpp
 /// \brief The shared-memory index arithmetic of the fused schedule (one thread block
-/// transforms whole segments of 2^log_n elements: wham/detail/wht/fused.cuh), shared
+/// transforms whole segments of 2^log_n elements: fused.cuh), shared
 /// by the device code and its CPU tests, plus a host replay of one segment (plain
 /// C++17, no CUDA).
 ///
@@ -32,7 +32,9 @@
 #define WHAM_FUSED_HD inline constexpr
 #endif
 
-namespace wham::reference::fused_layout {
+namespace wham::detail::wht::fused_layout {
+
+using ::wham::reference::fwht_inplace;
 
 WHAM_FUSED_HD unsigned swizzled_slot(unsigned x, int log_e) {
   return x ^ ((x >> log_e) & ((1u << log_e) - 1u));
@@ -160,6 +162,6 @@ std::vector<T> simulate_fused(const std::vector<T>& in, int log_n, int log_e, bo
                              [padded](unsigned x, int le) { return slot(x, le, padded); });
 }
 
-}  // namespace wham::reference::fused_layout
+}  // namespace wham::detail::wht::fused_layout
 
 #undef WHAM_FUSED_HD

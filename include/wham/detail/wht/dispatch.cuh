@@ -1,0 +1,116 @@
+/// \file wham/detail/wht/dispatch.cuh
+/// \brief The one place `wham::fwht` chooses its path and schedule: what `automatic`
+/// resolves to, which kernel family runs the fused path for a row, the Kronecker plan
+/// for loaded rows, and the launch switch. Included by wham/fwht.cuh after the
+/// `fwht_path` enum. Tuning constants and rules: tuning.cuh.
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/wht/baseline.cuh>
+#include <wham/detail/wht/cluster.cuh>
+#include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/kronecker.cuh>
+#include <wham/detail/wht/kronecker_plan.cuh>
+#include <wham/detail/wht/packed.cuh>
+#include <wham/detail/wht/policies.cuh>
+#include <wham/detail/wht/streamed.cuh>
+#include <wham/detail/wht/tuning.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace wham::detail::wht {
+
+/// Whether `automatic` runs rows of 2^log_n on chip: one block holds a row, or clusters
+/// hold it and pay for `rows` rows (tuning.cuh, cluster_pays). A row one block holds
+/// stays one block even where it fills the block's shared memory (the IQP encoder's
+/// rows of 2^M gain from two half-rows; the FWHT's do not).
+/// H200: float log_n = 15 0.72 (one block) vs 0.43 (cluster of 2) of a copy (bench_fwht)
+template <class V>
+inline bool fused_pays(int log_n, std::int64_t rows) {
+  const int block = fused_max_log_n<V>();
+  if (log_n <= block) return true;
+  return log_n <= fused_cluster_max_log_n<V>() && cluster_pays(1 << (log_n - block), rows);
+}
+
+/// The path `automatic` takes for `batch` rows of 2^log_n elements of T on this device:
+/// fused where the row stays on chip and that pays, else kronecker where it serves,
+/// else baseline.
+template <class T>
+inline fwht_path automatic_path(int log_n, std::int64_t batch) {
+  return fused_pays<T>(log_n, batch)     ? fwht_path::fused
+         : kronecker_serves<T>(log_n) ? fwht_path::kronecker
+                                      : fwht_path::baseline;
+}
+
+/// The Kronecker split's plan for loaded rows of V from `in` to `out`: the middle plan
+/// wherever it serves (kronecker_plan.cuh has the figures), else a streamed stage 0 of
+/// kronecker_streamed_lo_bits where that serves, else the default plan.
+template <class V>
+inline kronecker_config loaded_rows_config(int log_n, const V* in, const V* out) {
+  kronecker_config cfg;
+  cfg.middle = kronecker_middle_serves<V>(log_n, in, out);
+  if (!cfg.middle && std::is_same_v<V, float>) {
+    const int lo = kronecker_streamed_lo_bits(log_n);
+    if (lo != 0 && streamed_serves<V>(lo, in)) cfg.lo_bits = lo;
+  }
+  return cfg;
+}
+
+/// The fused path for rows of 2^log_n (log_n at most fused_cluster_max_log_n): clusters
+/// beyond one block; rows shorter than a 16-byte vector packed; rows of 2^13 and longer
+/// streamed where the device and `in` allow; else the fused kernel.
+template <class V>
+inline void launch_fused_path(int log_n, std::int64_t batch, const V* in, V* out, real_t<V> scale,
+                              cudaStream_t stream) {
+  const loaded_input<V, V> input{in};
+  const stored_output<V, V> output{out};
+  if (log_n > fused_max_log_n<V>()) {
+    launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
+  } else if (packed_serves<V>(log_n, in, out)) {
+    launch_packed<V>(log_n, in, out, batch, scale, stream);
+  } else if (streamed_serves<V>(log_n, in)) {
+    launch_streamed<V>(log_n, in, out, batch, scale, stream);
+  } else {
+    launch_fused<V>(log_n, batch, input, output, scale, stream);
+  }
+}
+
+/// Runs `path` (automatic resolved here) on arguments wham::fwht has checked; an
+/// explicit path that cannot serve log_n throws wham::error.
+template <class T>
+inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, real_t<T> scale,
+                     cudaStream_t stream, fwht_path path) {
+  const device_scope device;  // one device lookup for the whole dispatch
+  const int max_fused = fused_cluster_max_log_n<T>();
+  if (path == fwht_path::automatic) path = automatic_path<T>(log_n, batch);
+  switch (path) {
+    case fwht_path::fused:
+      if (log_n > max_fused) {
+        throw_invalid_argument("fwht", "log_n", log_n,
+                               "0.." + std::to_string(max_fused) +
+                                   " for this element type on this device (fused path)");
+      }
+      return launch_fused_path<T>(log_n, batch, in, out, scale, stream);
+    case fwht_path::kronecker:
+      if (!kronecker_serves<T>(log_n)) {
+        throw_invalid_argument("fwht", "log_n", log_n,
+                               std::to_string(kronecker_min_log_n) + "..30 (kronecker path)");
+      }
+      return launch_kronecker_config<T>(log_n, batch, loaded_input<T, T>{in},
+                                        stored_output<T, T>{out}, scale, stream,
+                                        loaded_rows_config<T>(log_n, in, out));
+    case fwht_path::baseline:
+      return launch_baseline<T>(log_n, batch, loaded_input<T, T>{in}, stored_output<T, T>{out},
+                                scale, stream);
+    default:
+      throw_invalid_argument("fwht", "path", static_cast<long long>(path),
+                             "automatic, fused, kronecker or baseline");
+  }
+}
+
+}  // namespace wham::detail::wht
