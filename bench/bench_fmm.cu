@@ -12,7 +12,7 @@
 //                       tensor one, or the dense class operator) against the scalar one
 //                       and pair streaming, double, 16^3
 //   class_groups_tiled  the same on the pairs grouped by tiles of targets, then by class
-//                       (wham::reference::group_by_tile_and_class, four z-planes a tile)
+//                       (wham::group_by_tile_and_class, four z-planes a tile)
 //   cublas_class_gemm   the dense-operator baseline: one C x C operator per class, built
 //                       on the host from the direct form (not timed), applied to the
 //                       pairs of every class by one strided batched GEMM (classes padded
@@ -21,8 +21,8 @@
 //                       It writes per-pair locals, no scatter into targets, so it is a
 //                       lower bound of that baseline's time.
 #include <wham/fmm.cuh>
+#include <wham/fmm_lists.hpp>
 #include <wham/m2l.cuh>
-#include <wham/reference/fmm.hpp>
 #include <wham/reference/m2l.hpp>
 
 #include "common.cuh"
@@ -46,26 +46,24 @@ using method = wham::m2l_accumulate_method;
 /// A list's pair columns on the device.
 struct device_pairs {
   wham_test::device_buffer<std::int32_t> src, tgt, cls;
-  explicit device_pairs(const wham::reference::interaction_list& h)
-      : src(h.src), tgt(h.tgt), cls(h.cls) {}
+  explicit device_pairs(const wham::interaction_list& h) : src(h.src), tgt(h.tgt), cls(h.cls) {}
 };
 
 /// The interaction list of one uniform level, on the host and the device (cached).
 struct level_list {
   int level = 0;
-  wham::reference::interaction_list host;
+  wham::interaction_list host;
   std::vector<double> centers, class_deltas, pair_deltas;
   std::unique_ptr<wham_test::device_buffer<std::int32_t>> src, tgt, cls;
   /// the same pairs grouped by tiles of `planes` z-planes of targets, then by class
-  /// (wham::reference::group_by_tile_and_class; planes 0: by class alone,
+  /// (wham::group_by_tile_and_class; planes 0: by class alone,
   /// group_by_class), made on first use
   mutable std::map<int, std::unique_ptr<device_pairs>> tiled;
   const device_pairs& by_tile(int planes) const {
     auto& slot = tiled[planes];
     if (!slot) {
       const std::int64_t plane = std::int64_t(1) << (2 * level);
-      slot = std::make_unique<device_pairs>(
-          wham::reference::group_by_tile_and_class(host, planes * plane));
+      slot = std::make_unique<device_pairs>(wham::group_by_tile_and_class(host, planes * plane));
     }
     return *slot;
   }
@@ -77,9 +75,9 @@ const level_list& get_level(int level) {
   if (!slot) {
     slot = std::make_unique<level_list>();
     slot->level = level;
-    slot->host = wham::reference::uniform_interaction_lists(level);
-    slot->centers = wham::reference::cell_centers(level);
-    slot->class_deltas = wham::reference::uniform_class_deltas(1.0 / double(1 << level));
+    slot->host = wham::uniform_interaction_lists(level);
+    slot->centers = wham::cell_centers(level);
+    slot->class_deltas = wham::uniform_class_deltas(1.0 / double(1 << level));
     const auto& h = slot->host;
     slot->pair_deltas.resize(3 * h.size());
     for (std::size_t i = 0; i < h.size(); ++i)
@@ -134,7 +132,7 @@ struct level_buffers {
             tgt,
             by_class ? cls : nullptr,
             by_class ? classes.data() : centers.data(),
-            by_class ? wham::reference::uniform_num_classes : 0,
+            by_class ? wham::uniform_num_classes : 0,
             mode,
             std::int64_t(L.host.size())};
   }
@@ -202,17 +200,16 @@ void BM_fmm(benchmark::State& state) {
     switch (V) {
       case variant::atomic:
       case variant::deterministic:
-        wham::m2l_accumulate_centers(p, b.M.data(), b.Lc.data(), b.centers.data(), L.src->data(),
-                                     L.tgt->data(), n, stream,
+        wham::m2l_accumulate_centers(b.M.data(), b.centers.data(), L.src->data(), L.tgt->data(),
+                                     b.Lc.data(), p, n, stream,
                                      V == variant::atomic ? method::atomic : method::deterministic);
         break;
       case variant::class_atomic:
       case variant::class_deterministic:
-        wham::m2l_accumulate_classes(p, b.M.data(), b.Lc.data(), b.classes.data(),
-                                     wham::reference::uniform_num_classes, L.cls->data(),
-                                     L.src->data(), L.tgt->data(), n, stream,
-                                     V == variant::class_atomic ? method::atomic
-                                                                : method::deterministic);
+        wham::m2l_accumulate_classes(
+            b.M.data(), b.classes.data(), L.cls->data(), L.src->data(), L.tgt->data(), b.Lc.data(),
+            p, n, wham::uniform_num_classes, stream,
+            V == variant::class_atomic ? method::atomic : method::deterministic);
         break;
       case variant::class_groups:
       case variant::class_groups_tiled: {
@@ -226,9 +223,8 @@ void BM_fmm(benchmark::State& state) {
           wham::detail::fmm::launch_class_groups<T>(
               b.list(L, wham::detail::fmm::geometry::classes, src, tgt, cls), p, stream);
         } else {
-          wham::m2l_accumulate_class_groups(p, b.M.data(), b.Lc.data(), b.classes.data(),
-                                            wham::reference::uniform_num_classes, cls, src, tgt,
-                                            n, stream);
+          wham::m2l_accumulate_class_groups(b.M.data(), b.classes.data(), cls, src, tgt,
+                                            b.Lc.data(), p, n, wham::uniform_num_classes, stream);
         }
         break;
       }
@@ -312,7 +308,7 @@ void BM_cublas_class_gemm(benchmark::State& state) {
   }
   const level_list& L = get_level(level);
   const int C = (p + 1) * (p + 1);
-  const int K = wham::reference::uniform_num_classes;
+  const int K = wham::uniform_num_classes;
   std::vector<std::int64_t> count(K, 0);
   for (auto c : L.host.cls) ++count[std::size_t(c)];
   const std::int64_t nmax = *std::max_element(count.begin(), count.end());
@@ -354,8 +350,8 @@ void BM_cublas_class_gemm(benchmark::State& state) {
 }
 
 /// Warps per block of the split schedule in the accumulate form (centres, atomic,
-/// 16^3 level), for split_schedule_config: args none, P, G and the blocks an SM that
-/// registers must allow (0: no cap) compile time.
+/// 16^3 level), for detail/fmm/tuning.cuh's accumulate_split_warps: args none, P, G and
+/// the blocks an SM that registers must allow (0: no cap) compile time.
 template <class T, int P, int G, int MinBlocks = 0>
 void BM_fmm_split_variant(benchmark::State& state) {
   const level_list& L = get_level(4);
@@ -392,7 +388,7 @@ void BM_class_groups_warps(benchmark::State& state) {
 
 /// Grouped class schedules in double against the scalar one (class_group_warps warps) and
 /// pair streaming on the same grouped 16^3 level in the same run: Dense false, the tensor
-/// schedule (m2l::class_tensor_apply); true, the dense operator (class_dense.cuh).
+/// schedule (class_tensor_apply); true, the dense operator (class_dense.cuh).
 template <int P, bool Dense>
 void BM_class_groups_tensor(benchmark::State& state) {
   const level_list& L = get_level(4);
@@ -438,7 +434,7 @@ void BM_class_groups_span(benchmark::State& state) {
                         g.cls.data());
   bool done = false;
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::m2l::static_for_host<8, 17>([&](auto Pc) {
+    wham::detail::arch::static_for<8, 17>([&](auto Pc) {
       constexpr int P = decltype(Pc)::value;
       if (P == p) {
         wham::detail::fmm::launch_class_group_order<P, T>(l, nullptr, span_max);

@@ -12,6 +12,7 @@
 #include <wham/m2l.cuh>
 
 #include "common.cuh"
+#include "m2l_baselines.cuh"
 
 #include <cuda/std/complex>
 
@@ -64,7 +65,7 @@ void BM_m2l(benchmark::State& state) {
     return;
   }
   if (path == materialised &&
-      wham::detail::m2l::materialised_workspace_bytes<T>(p, n) > materialised_limit) {
+      wham_bench::materialised_workspace_bytes<T>(p, n) > materialised_limit) {
     state.SkipWithError("materialised workspace beyond 4 GB");
     return;
   }
@@ -79,10 +80,8 @@ void BM_m2l(benchmark::State& state) {
   cudaStream_t stream = nullptr;
   const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
   // The copy floor over the same traffic: copy bytes/2 (read it, write it), between the
-  // halves of a scratch buffer: M and L alone hold only the coefficients, and a copy of
-  // M alone (before 2026-12-05) left the displacements out of the floor's traffic: in
-  // double it copied 0.57 of the minimal bytes at p = 0, 0.84 at p = 1, 0.92 at p = 2,
-  // 0.99 at p = 8, so the fractions of the floor at the lowest orders read low.
+  // halves of a scratch buffer: M and L alone hold only the coefficients (a copy of M
+  // alone would leave the displacements out of the floor's traffic).
   const std::size_t half = std::size_t(bytes / 2) / 16 * 16;
   double floor_s = 0.0;
   {
@@ -93,7 +92,7 @@ void BM_m2l(benchmark::State& state) {
   }
 
   wham_test::device_buffer<unsigned char> work(
-      path == materialised ? wham::detail::m2l::materialised_workspace_bytes<T>(p, n) : 0);
+      path == materialised ? wham_bench::materialised_workspace_bytes<T>(p, n) : 0);
   using wham::detail::m2l::cpx;
   auto run = [&](bench_path k) {
     switch (k) {
@@ -104,9 +103,9 @@ void BM_m2l(benchmark::State& state) {
       case tensor: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::tensor); break;
       case direct: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::direct); break;
       case materialised:
-        wham::detail::m2l::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()),
-                                                  d.data(), reinterpret_cast<cpx<T>*>(L.data()),
-                                                  n, work.data(), stream);
+        wham_bench::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()), d.data(),
+                                           reinterpret_cast<cpx<T>*>(L.data()), n, work.data(),
+                                           stream);
         break;
     }
   };
@@ -124,15 +123,15 @@ void BM_m2l(benchmark::State& state) {
       state.counters["direct_us"] = td * 1e6;
       state.counters["speedup_direct"] = td / t;
     }
-    const std::size_t wbytes = wham::detail::m2l::materialised_workspace_bytes<T>(p, n);
+    const std::size_t wbytes = wham_bench::materialised_workspace_bytes<T>(p, n);
     if (wbytes <= materialised_limit) {
       wham_test::device_buffer<unsigned char> w2(wbytes);
       const double tm = wham_bench::median_time(
           stream,
           [&] {
-            wham::detail::m2l::launch_materialised<T>(
-                p, reinterpret_cast<const cpx<T>*>(M.data()), d.data(),
-                reinterpret_cast<cpx<T>*>(L.data()), n, w2.data(), stream);
+            wham_bench::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()),
+                                               d.data(), reinterpret_cast<cpx<T>*>(L.data()), n,
+                                               w2.data(), stream);
           },
           3, 1);
       state.counters["materialised_us"] = tm * 1e6;
@@ -167,7 +166,7 @@ void m2l_args(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-/// One schedule variant at 1e5 pairs (for the tuning tables in detail/m2l/fused.cuh):
+/// One schedule variant at 1e5 pairs (for the tuning table, detail/m2l/tuning.cuh):
 /// launch(M, deltas, L, n) timed against the copy floor of the same bytes.
 template <class T, int P, class Launch>
 void run_m2l_variant(benchmark::State& state, Launch launch) {

@@ -6,7 +6,7 @@
 //   the well-separated cells (the interaction list of the sample's cell).
 // Prints the relative error and the M2L time for p = 2..14.
 #include <wham/fmm.cuh>
-#include <wham/reference/fmm.hpp>
+#include <wham/fmm_lists.hpp>
 #include <wham/reference/m2l.hpp>
 
 #include <cuda/std/complex>
@@ -50,14 +50,14 @@ int main() {
   // Charges, sorted into cells.
   std::vector<std::vector<double>> pos(cells), q(cells);
   for (int c = 0; c < cells; ++c) {
-    const auto ijk = ref::cell_coords(level, c);
+    const auto ijk = wham::cell_coords(level, c);
     for (int j = 0; j < per_cell; ++j) {
       for (int k = 0; k < 3; ++k) pos[c].push_back((ijk[k] + unit(gen)) * h);
       q[c].push_back(unit(gen) - 0.5);
     }
   }
-  const auto list = ref::uniform_interaction_lists(level);
-  const auto centers = ref::cell_centers(level);
+  const auto list = wham::uniform_interaction_lists(level);
+  const auto centers = wham::cell_centers(level);
   std::printf("level %d: %d cells, %d charges, %zu M2L pairs\n", level, cells, cells * per_cell,
               list.size());
 
@@ -115,11 +115,11 @@ int main() {
     const std::size_t L_bytes = d_L.size() * sizeof(cT);
     // Warm-up call (module load), then the timed one on zeroed locals.
     check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
-    wham::m2l_accumulate_centers(p, M_ptr, L_ptr, centers_ptr, src_ptr, tgt_ptr,
+    wham::m2l_accumulate_centers(M_ptr, centers_ptr, src_ptr, tgt_ptr, L_ptr, p,
                                  std::int64_t(list.size()), stream);
     check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
     check(cudaEventRecord(start, stream), "cudaEventRecord");
-    wham::m2l_accumulate_centers(p, M_ptr, L_ptr, centers_ptr, src_ptr, tgt_ptr,
+    wham::m2l_accumulate_centers(M_ptr, centers_ptr, src_ptr, tgt_ptr, L_ptr, p,
                                  std::int64_t(list.size()), stream);
     check(cudaEventRecord(stop, stream), "cudaEventRecord");
     check(cudaEventSynchronize(stop), "cudaEventSynchronize");

@@ -253,53 +253,78 @@ TEST_CASE("shared memory beyond the device's is an argument error, not a launch 
   }
 }
 
+TEST_CASE("automatic's M2L schedule by order below sm_90, pair streaming and FMM forms",
+          "[m2l][fmm][dispatch]") {
+  // A fake sm_80 device: the wide tensor schedule is out, and no CUDA call is made.
+  const fake_device sm80(8, 0, 166912);
+  namespace m2l = wham::detail::m2l;
+  namespace fmm = wham::detail::fmm;
+  using s = m2l::schedule;
+  for (int p = 0; p <= 20; ++p) {
+    CAPTURE(p);
+    const s scalar = p <= 6 ? s::thread : p <= 12 ? s::split : s::warp;
+    const s with_tensor = p <= 6 ? s::thread : p <= 12 ? s::split : s::tensor;
+    CHECK(m2l::automatic_schedule<double>(p) == with_tensor);
+    CHECK(fmm::accumulate_schedule<double>(p, false) == with_tensor);
+    CHECK(fmm::accumulate_schedule<double>(p, true) == scalar);
+    CHECK(fmm::class_groups_serve<double>(p) == (p >= 1 && p <= 16));
+    if (p > 16) continue;
+    const s f = p <= 8 ? s::thread : p <= 12 ? s::split : s::warp;
+    CHECK(m2l::automatic_schedule<float>(p) == f);
+    CHECK(fmm::accumulate_schedule<float>(p, false) == f);
+    CHECK(fmm::accumulate_schedule<float>(p, true) == f);
+    CHECK(fmm::class_groups_serve<float>(p) == (p >= 10 && p <= 16));
+  }
+}
+
 TEST_CASE("m2l_accumulate and its class forms check their arguments first", "[fmm][errors]") {
   c128 m[64] = {};
   c128 l[64] = {};
   double geo[3] = {};
   std::int32_t idx[1] = {};
   using method = wham::m2l_accumulate_method;
-  CHECK(message_of([&] { wham::m2l_accumulate(21, m, l, idx, idx, geo, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 21, 1); }) ==
         "wham::m2l_accumulate: p = 21 is invalid (valid: 0..20)");
-  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, idx, geo, -1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, -1); }) ==
         "wham::m2l_accumulate: num_pairs = -1 is invalid (valid: 0..68719476704)");
-  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, idx, geo, 1, 0, method(7)); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, 1, 0, method(7)); }) ==
         "wham::m2l_accumulate: method = 7 is invalid (valid: 0..2)");
-  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, nullptr, idx, geo, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, nullptr, idx, l, 4, 1); }) ==
         "wham::m2l_accumulate: src = nullptr is invalid (valid: a device pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate(4, m, l, idx, nullptr, geo, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, nullptr, l, 4, 1); }) ==
         "wham::m2l_accumulate: tgt = nullptr is invalid (valid: a device pointer)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate(4, m, l, idx, idx, static_cast<const double*>(nullptr), 1);
+          wham::m2l_accumulate(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1);
         }) == "wham::m2l_accumulate: deltas = nullptr is invalid (valid: a device pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate(4, m, m, idx, idx, geo, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, m, 4, 1); }) ==
         "wham::m2l_accumulate: locals = the multipoles pointer is invalid (valid: a buffer "
         "apart from multipoles)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_centers(4, m, l, static_cast<const double*>(nullptr), idx, idx, 1);
-        }) == "wham::m2l_accumulate_centers: centers = nullptr is invalid (valid: a device "
-              "pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate_classes(4, m, l, geo, 0, idx, idx, idx, 1); }) ==
+          wham::m2l_accumulate_centers(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1);
+        }) ==
+        "wham::m2l_accumulate_centers: centers = nullptr is invalid (valid: a device "
+        "pointer)");
+  CHECK(message_of([&] { wham::m2l_accumulate_classes(m, geo, idx, idx, idx, l, 4, 1, 0); }) ==
         "wham::m2l_accumulate_classes: num_classes = 0 is invalid (valid: 1..1024)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_class_groups(4, m, l, geo, 1025, idx, idx, idx, 1);
+          wham::m2l_accumulate_class_groups(m, geo, idx, idx, idx, l, 4, 1, 1025);
         }) == "wham::m2l_accumulate_class_groups: num_classes = 1025 is invalid (valid: 1..1024)");
-  CHECK(message_of([&] { wham::m2l_accumulate_classes(4, m, l, geo, 1, nullptr, idx, idx, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate_classes(m, geo, nullptr, idx, idx, l, 4, 1, 1); }) ==
         "wham::m2l_accumulate_classes: cls = nullptr is invalid (valid: a device pointer)");
   // No pairs: nothing is enqueued, and the pointers may be null.
   const c128* no_m = nullptr;
   c128* no_l = nullptr;
   const double* no_geo = nullptr;
-  CHECK(message_of([&] { wham::m2l_accumulate(20, no_m, no_l, nullptr, nullptr, no_geo, 0); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(no_m, no_geo, nullptr, nullptr, no_l, 20, 0); }) ==
         "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_centers(20, no_m, no_l, no_geo, nullptr, nullptr, 0);
+          wham::m2l_accumulate_centers(no_m, no_geo, nullptr, nullptr, no_l, 20, 0);
         }) == "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_classes(20, no_m, no_l, no_geo, 1, nullptr, nullptr, nullptr, 0);
+          wham::m2l_accumulate_classes(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0, 1);
         }) == "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_class_groups(20, no_m, no_l, no_geo, 1, nullptr, nullptr, nullptr,
-                                            0);
+          wham::m2l_accumulate_class_groups(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0,
+                                            1);
         }) == "(no throw)");
 }

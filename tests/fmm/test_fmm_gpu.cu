@@ -2,6 +2,7 @@
 // (direct O(p^4) per pair, summed into targets), against the pair-streaming form,
 // and against themselves (determinism, class form == pair form).
 #include <wham/fmm.cuh>
+#include <wham/fmm_lists.hpp>
 #include <wham/m2l.cuh>
 #include <wham/reference/fmm.hpp>
 #include <wham/reference/m2l.hpp>
@@ -38,15 +39,15 @@ struct test_list {
 
 /// One uniform level (level 2: 64 cells; level 3: 512 cells), target-sorted.
 test_list uniform_list(int level) {
-  const auto l = ref::uniform_interaction_lists(level);
+  const auto l = wham::uniform_interaction_lists(level);
   test_list t;
   t.num_cells = 1 << (3 * level);
   t.src = l.src;
   t.tgt = l.tgt;
   t.cls = l.cls;
   const double h = 1.0 / double(1 << level);
-  t.centers = ref::cell_centers(level);
-  t.class_deltas = ref::uniform_class_deltas(h);
+  t.centers = wham::cell_centers(level);
+  t.class_deltas = wham::uniform_class_deltas(h);
   t.deltas.resize(3 * t.src.size());
   for (std::size_t i = 0; i < t.src.size(); ++i)
     for (int k = 0; k < 3; ++k) t.deltas[3 * i + k] = t.class_deltas[3 * std::size_t(t.cls[i]) + k];
@@ -58,8 +59,8 @@ test_list uniform_list(int level) {
 test_list random_list(int cells, std::int64_t pairs, bool grouped, std::mt19937_64& gen) {
   test_list t;
   t.num_cells = cells;
-  t.class_deltas = ref::uniform_class_deltas(0.25);
-  std::uniform_int_distribution<int> cell(0, cells - 1), klass(0, ref::uniform_num_classes - 1);
+  t.class_deltas = wham::uniform_class_deltas(0.25);
+  std::uniform_int_distribution<int> cell(0, cells - 1), klass(0, wham::uniform_num_classes - 1);
   for (std::int64_t i = 0; i < pairs; ++i) {
     const int a = cell(gen);
     int b = cell(gen);
@@ -141,17 +142,17 @@ void launch(form f, int p, const cuda::std::complex<T>* M, cuda::std::complex<T>
             const test_list& h, const device_list<T>& d, method how, cudaStream_t stream = 0) {
   switch (f) {
     case form::deltas:
-      wham::m2l_accumulate(p, M, L, d.src.data(), d.tgt.data(), d.deltas.data(), h.size(), stream,
+      wham::m2l_accumulate(M, d.deltas.data(), d.src.data(), d.tgt.data(), L, p, h.size(), stream,
                            how);
       break;
     case form::centers:
-      wham::m2l_accumulate_centers(p, M, L, d.centers.data(), d.src.data(), d.tgt.data(),
-                                   h.size(), stream, how);
+      wham::m2l_accumulate_centers(M, d.centers.data(), d.src.data(), d.tgt.data(), L, p, h.size(),
+                                   stream, how);
       break;
     case form::classes:
-      wham::m2l_accumulate_classes(p, M, L, d.class_deltas.data(),
-                                   int(h.class_deltas.size() / 3), d.cls.data(), d.src.data(),
-                                   d.tgt.data(), h.size(), stream, how);
+      wham::m2l_accumulate_classes(M, d.class_deltas.data(), d.cls.data(), d.src.data(),
+                                   d.tgt.data(), L, p, h.size(), int(h.class_deltas.size() / 3),
+                                   stream, how);
       break;
   }
 }
@@ -175,8 +176,7 @@ std::vector<std::complex<double>> reference_sum(form f, int p, const test_list& 
       }
     }
   }
-  ref::m2l_accumulate(p, Md.data(), Ld.data(), h.src.data(), h.tgt.data(), deltas.data(),
-                      h.size());
+  ref::m2l_accumulate(Md.data(), deltas.data(), h.src.data(), h.tgt.data(), Ld.data(), p, h.size());
   return Ld;
 }
 
@@ -250,7 +250,7 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
 
 namespace {
 
-/// The same pairs grouped by class (stable), as wham::reference::group_by_class does.
+/// The same pairs grouped by class (stable), as wham::group_by_class does.
 test_list by_class(const test_list& t) {
   std::vector<std::size_t> order(t.src.size());
   std::iota(order.begin(), order.end(), 0);
@@ -311,9 +311,9 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
   if (p > wham::m2l_max_order<T>()) return;
   if (wham_test::reduced() && (kind == 1 || (p != 2 && p != 9 && p != 10 && p != 16))) return;
   check_class_groups<T>(p, kind, [&](auto& dM, auto& dL, auto& d, const test_list& h) {
-    wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), d.class_deltas.data(),
-                                      int(h.class_deltas.size() / 3), d.cls.data(), d.src.data(),
-                                      d.tgt.data(), h.size());
+    wham::m2l_accumulate_class_groups(dM.data(), d.class_deltas.data(), d.cls.data(), d.src.data(),
+                                      d.tgt.data(), dL.data(), p, h.size(),
+                                      int(h.class_deltas.size() / 3));
   });
 }
 
@@ -348,8 +348,8 @@ TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every
                             int(h.class_deltas.size() / 3),
                             f::geometry::classes,
                             h.size()};
-    wham::detail::m2l::static_for_host<f::class_group_min_order,
-                                       f::class_group_max_order<T>() + 1>([&](auto Pc) {
+    wham::detail::arch::static_for<f::class_group_min_order,
+                                   f::class_group_max_order<T>() + 1>([&](auto Pc) {
       constexpr int P = decltype(Pc)::value;
       if (P != p) return;
       if constexpr (std::is_same_v<T, double>) {
@@ -407,8 +407,8 @@ TEMPLATE_TEST_CASE("m2l class groups form: spans and target tiles agree with the
   CAPTURE(level, p, planes, span_max, wham_test::seed());
   auto gen = wham_test::rng(7900 + 10 * p + planes);
   const test_list h = uniform_list(level);
-  const auto g = ref::group_by_tile_and_class(ref::uniform_interaction_lists(level),
-                                              std::int64_t(planes) << (2 * level));
+  const auto g = wham::group_by_tile_and_class(wham::uniform_interaction_lists(level),
+                                               std::int64_t(planes) << (2 * level));
   REQUIRE(g.size() == std::size_t(h.size()));
   const int C = (p + 1) * (p + 1);
   const auto M = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
@@ -424,10 +424,10 @@ TEMPLATE_TEST_CASE("m2l class groups form: spans and target tiles agree with the
       gtgt.data(),
       gcls.data(),
       d.class_deltas.data(),
-      ref::uniform_num_classes,
+      wham::uniform_num_classes,
       wham::detail::fmm::geometry::classes,
       h.size()};
-  wham::detail::m2l::static_for_host<9, 13>([&](auto Pc) {
+  wham::detail::arch::static_for<9, 13>([&](auto Pc) {
     constexpr int P = decltype(Pc)::value;
     if (P == p) wham::detail::fmm::launch_class_group_order<P, T>(l, 0, span_max);
   });
@@ -448,14 +448,14 @@ TEMPLATE_TEST_CASE("m2l class groups form: a bad class id poisons only its targe
   const int C = (p + 1) * (p + 1);
   // three pairs: classes 5, bad (316), 5; targets 0, 1, 2
   const std::vector<std::int32_t> src{3, 4, 5}, tgt{0, 1, 2}, cls{5, 316, 5};
-  const auto deltas = ref::uniform_class_deltas(0.25);
+  const auto deltas = wham::uniform_class_deltas(0.25);
   wham_test::device_buffer<std::int32_t> dsrc(src), dtgt(tgt), dcls(cls);
   wham_test::device_buffer<T> dd(narrow<T>(deltas));
   std::vector<cT> M(6 * std::size_t(C), cT(T(0.5), T(-0.25)));
   wham_test::device_buffer<cT> dM(M), dL(M.size());
   WHAM_TEST_CUDA(cudaMemset(dL.data(), 0, dL.bytes()));
-  wham::m2l_accumulate_class_groups(p, dM.data(), dL.data(), dd.data(), ref::uniform_num_classes,
-                                    dcls.data(), dsrc.data(), dtgt.data(), 3);
+  wham::m2l_accumulate_class_groups(dM.data(), dd.data(), dcls.data(), dsrc.data(), dtgt.data(),
+                                    dL.data(), p, 3, wham::uniform_num_classes);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = dL.download();
   bool bad_nan = false, others_finite = true;
@@ -581,10 +581,10 @@ TEMPLATE_TEST_CASE("m2l accumulate edges: empty list, single pair, one target", 
   auto gen = wham_test::rng(7400 + p);
   const int C = (p + 1) * (p + 1);
   // Empty list: nothing enqueued, null pointers allowed.
-  REQUIRE_NOTHROW(wham::m2l_accumulate<T>(p, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0,
-                                          how));
-  REQUIRE_NOTHROW(wham::m2l_accumulate_classes<T>(p, nullptr, nullptr, nullptr, 1, nullptr,
-                                                  nullptr, nullptr, 0, 0, how));
+  REQUIRE_NOTHROW(
+      wham::m2l_accumulate<T>(nullptr, nullptr, nullptr, nullptr, nullptr, p, 0, 0, how));
+  REQUIRE_NOTHROW(wham::m2l_accumulate_classes<T>(nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                  nullptr, p, 0, 1, 0, how));
   // A single pair; then 1000 pairs into one target (one long run, every tile).
   for (const std::int64_t n : {std::int64_t(1), std::int64_t(1000)}) {
     CAPTURE(n);
@@ -654,8 +654,8 @@ TEST_CASE("m2l accumulate with more than 2^31 coefficients in total", "[fmm][gpu
   for (const method how : {method::atomic, method::deterministic}) {
     CAPTURE(int(how));
     WHAM_TEST_CUDA(cudaMemset(dL.data(), 0, dL.bytes()));
-    wham::m2l_accumulate_centers(p, dM.data(), dL.data(), dc.data(), dsrc.data(), dtgt.data(), n,
-                                 0, how);
+    wham::m2l_accumulate_centers(dM.data(), dc.data(), dsrc.data(), dtgt.data(), dL.data(), p, n, 0,
+                                 how);
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
     const auto got = dL.download();
     const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
@@ -726,7 +726,7 @@ TEST_CASE("m2l accumulate with source offsets past 2^31 coefficients", "[fmm][gp
     dtgt.upload(t2);
     dd.upload(d2);
     WHAM_TEST_CUDA(cudaMemset(dL.data(), 0, dL.bytes()));
-    wham::m2l_accumulate(p, dM.data(), dL.data(), dsrc.data(), dtgt.data(), dd.data(),
+    wham::m2l_accumulate(dM.data(), dd.data(), dsrc.data(), dtgt.data(), dL.data(), p,
                          std::int64_t(s2.size()), 0, how);
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
     const auto got = dL.download();
@@ -768,35 +768,38 @@ TEST_CASE("m2l accumulate rejects bad arguments with wham::error", "[fmm][gpu][e
   wham_test::device_buffer<cT> M(25), L(25);
   wham_test::device_buffer<std::int32_t> idx(1);
   wham_test::device_buffer<double> geo(3);
-  CHECK_THROWS_AS(wham::m2l_accumulate(21, M.data(), L.data(), idx.data(), idx.data(), geo.data(), 1),
+  CHECK_THROWS_AS(
+      wham::m2l_accumulate(M.data(), geo.data(), idx.data(), idx.data(), L.data(), 21, 1),
+      wham::error);
+  CHECK_THROWS_AS(
+      wham::m2l_accumulate(M.data(), geo.data(), idx.data(), idx.data(), L.data(), -1, 1),
+      wham::error);
+  CHECK_THROWS_AS(
+      wham::m2l_accumulate(M.data(), geo.data(), idx.data(), idx.data(), L.data(), 4, -1),
+      wham::error);
+  CHECK_THROWS_AS(wham::m2l_accumulate(M.data(), geo.data(), nullptr, idx.data(), L.data(), 4, 1),
                   wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate(-1, M.data(), L.data(), idx.data(), idx.data(), geo.data(), 1),
+  CHECK_THROWS_AS(wham::m2l_accumulate(M.data(), static_cast<const double*>(nullptr), idx.data(),
+                                       idx.data(), L.data(), 4, 1),
                   wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate(4, M.data(), L.data(), idx.data(), idx.data(), geo.data(), -1),
+  CHECK_THROWS_AS(
+      wham::m2l_accumulate(M.data(), geo.data(), idx.data(), idx.data(), M.data(), 4, 1),
+      wham::error);
+  CHECK_THROWS_AS(wham::m2l_accumulate_centers(M.data(), geo.data(), idx.data(), idx.data(),
+                                               L.data(), 4, 1, 0, static_cast<method>(7)),
                   wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate(4, M.data(), L.data(), nullptr, idx.data(), geo.data(), 1),
+  CHECK_THROWS_AS(wham::m2l_accumulate_classes(M.data(), geo.data(), idx.data(), idx.data(),
+                                               idx.data(), L.data(), 4, 1, 0),
                   wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate(4, M.data(), L.data(), idx.data(), idx.data(),
-                                       static_cast<const double*>(nullptr), 1),
+  CHECK_THROWS_AS(wham::m2l_accumulate_classes(M.data(), geo.data(), idx.data(), idx.data(),
+                                               idx.data(), L.data(), 4, 1, 1025),
                   wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate(4, M.data(), M.data(), idx.data(), idx.data(), geo.data(), 1),
-                  wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate_centers(4, M.data(), L.data(), geo.data(), idx.data(),
-                                               idx.data(), 1, 0,
-                                               static_cast<method>(7)),
-                  wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate_classes(4, M.data(), L.data(), geo.data(), 0, idx.data(),
-                                               idx.data(), idx.data(), 1),
-                  wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate_classes(4, M.data(), L.data(), geo.data(), 1025,
-                                               idx.data(), idx.data(), idx.data(), 1),
-                  wham::error);
-  CHECK_THROWS_AS(wham::m2l_accumulate_classes(4, M.data(), L.data(), geo.data(), 1, nullptr,
-                                               idx.data(), idx.data(), 1),
+  CHECK_THROWS_AS(wham::m2l_accumulate_classes(M.data(), geo.data(), nullptr, idx.data(),
+                                               idx.data(), L.data(), 4, 1, 1),
                   wham::error);
   wham_test::device_buffer<float> fgeo(3);
   wham_test::device_buffer<cuda::std::complex<float>> fM(17 * 17 + 100), fL(17 * 17 + 100);
-  CHECK_THROWS_AS(wham::m2l_accumulate(17, fM.data(), fL.data(), idx.data(), idx.data(),
-                                       fgeo.data(), 1),
-                  wham::error);
+  CHECK_THROWS_AS(
+      wham::m2l_accumulate(fM.data(), fgeo.data(), idx.data(), idx.data(), fL.data(), 17, 1),
+      wham::error);
 }

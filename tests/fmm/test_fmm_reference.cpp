@@ -1,5 +1,6 @@
 // Interaction lists of one uniform (or sparse) octree level, and the host accumulate
 // reference.
+#include <wham/fmm_lists.hpp>
 #include <wham/reference/fmm.hpp>
 #include <wham/reference/m2l.hpp>
 
@@ -20,25 +21,25 @@ namespace ref = wham::reference;
 
 TEST_CASE("uniform displacement classes: 316, each a far M2L displacement", "[fmm][reference]") {
   std::set<std::array<int, 3>> seen;
-  for (int id = 0; id < ref::uniform_num_classes; ++id) {
-    const auto d = ref::uniform_class_displacement(id);
+  for (int id = 0; id < wham::uniform_num_classes; ++id) {
+    const auto d = wham::uniform_class_displacement(id);
     CAPTURE(id, d[0], d[1], d[2]);
-    REQUIRE(ref::uniform_class_id(d[0], d[1], d[2]) == id);
+    REQUIRE(wham::uniform_class_id(d[0], d[1], d[2]) == id);
     REQUIRE(std::max({std::abs(d[0]), std::abs(d[1]), std::abs(d[2])}) >= 2);
     REQUIRE(std::max({std::abs(d[0]), std::abs(d[1]), std::abs(d[2])}) <= 3);
     seen.insert(d);
   }
   CHECK(seen.size() == 316);
-  CHECK(ref::uniform_class_id(1, -1, 0) == -1);
-  CHECK(ref::uniform_class_id(4, 0, 0) == -1);
-  CHECK_THROWS(ref::uniform_class_displacement(316));
+  CHECK(wham::uniform_class_id(1, -1, 0) == -1);
+  CHECK(wham::uniform_class_id(4, 0, 0) == -1);
+  CHECK_THROWS(wham::uniform_class_displacement(316));
 }
 
 TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbours",
           "[fmm][reference]") {
   const int level = GENERATE(2, 3, 4);
   CAPTURE(level);
-  const auto list = ref::uniform_interaction_lists(level);
+  const auto list = wham::uniform_interaction_lists(level);
   const int n = 1 << level;
   const std::size_t cells = std::size_t(n) * n * n;
   REQUIRE(list.offsets.size() == cells + 1);
@@ -48,7 +49,7 @@ TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbo
   std::set<std::pair<std::int32_t, std::int32_t>> pairs;
   std::set<int> classes;
   for (std::size_t t = 0; t < cells; ++t) {
-    const auto c = ref::cell_coords(level, std::int64_t(t));
+    const auto c = wham::cell_coords(level, std::int64_t(t));
     const bool interior = std::min({c[0], c[1], c[2]}) >= 2 &&
                           std::max({c[0], c[1], c[2]}) <= n - 3;
     const std::int64_t count = list.offsets[t + 1] - list.offsets[t];
@@ -58,12 +59,12 @@ TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbo
     int prev_cls = -1;
     for (std::int64_t i = list.offsets[t]; i < list.offsets[t + 1]; ++i) {
       REQUIRE(list.tgt[std::size_t(i)] == std::int32_t(t));
-      const auto s = ref::cell_coords(level, list.src[std::size_t(i)]);
+      const auto s = wham::cell_coords(level, list.src[std::size_t(i)]);
       const int dx = c[0] - s[0], dy = c[1] - s[1], dz = c[2] - s[2];
       // Well separated: not a neighbour; a child of a neighbour of the parent.
       REQUIRE(std::max({std::abs(dx), std::abs(dy), std::abs(dz)}) >= 2);
       for (int k = 0; k < 3; ++k) REQUIRE(std::abs(s[k] / 2 - c[k] / 2) <= 1);
-      REQUIRE(list.cls[std::size_t(i)] == ref::uniform_class_id(dx, dy, dz));
+      REQUIRE(list.cls[std::size_t(i)] == wham::uniform_class_id(dx, dy, dz));
       REQUIRE(list.cls[std::size_t(i)] > prev_cls);  // ascending class within a target
       prev_cls = list.cls[std::size_t(i)];
       classes.insert(prev_cls);
@@ -76,9 +77,9 @@ TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbo
   // Completeness against brute force over every pair of cells.
   std::size_t brute = 0;
   for (std::size_t t = 0; t < cells; ++t) {
-    const auto c = ref::cell_coords(level, std::int64_t(t));
+    const auto c = wham::cell_coords(level, std::int64_t(t));
     for (std::size_t s = 0; s < cells; ++s) {
-      const auto d = ref::cell_coords(level, std::int64_t(s));
+      const auto d = wham::cell_coords(level, std::int64_t(s));
       bool parent_near = true, near = true;
       for (int k = 0; k < 3; ++k) {
         parent_near = parent_near && std::abs(d[k] / 2 - c[k] / 2) <= 1;
@@ -99,8 +100,8 @@ TEST_CASE("sparse interaction lists keep only present cells", "[fmm][reference]"
   for (std::int32_t id = 0; id < 512; ++id)
     if (keep(gen)) cells.push_back(id);
   CAPTURE(cells.size(), wham_test::seed());
-  const auto sparse = ref::interaction_lists(level, cells);
-  const auto full = ref::uniform_interaction_lists(level);
+  const auto sparse = wham::interaction_lists(level, cells);
+  const auto full = wham::uniform_interaction_lists(level);
   std::set<std::int32_t> present(cells.begin(), cells.end());
   std::size_t expected = 0;
   for (std::size_t i = 0; i < full.size(); ++i)
@@ -112,9 +113,9 @@ TEST_CASE("sparse interaction lists keep only present cells", "[fmm][reference]"
       REQUIRE(sparse.tgt[std::size_t(i)] == cells[k]);
       REQUIRE(present.count(sparse.src[std::size_t(i)]) == 1);
     }
-  CHECK_THROWS(ref::interaction_lists(level, {1, 1}));
-  CHECK_THROWS(ref::interaction_lists(level, {512}));
-  CHECK_THROWS(ref::interaction_lists(1, {0}));
+  CHECK_THROWS(wham::interaction_lists(level, {1, 1}));
+  CHECK_THROWS(wham::interaction_lists(level, {512}));
+  CHECK_THROWS(wham::interaction_lists(1, {0}));
 }
 
 TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][reference]") {
@@ -132,10 +133,10 @@ TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][
   std::vector<double> centers(3 * cells);
   for (int c = 0; c < cells; ++c)
     for (int k = 0; k < 3; ++k) centers[std::size_t(3 * c + k)] = 3.0 * c * (k + 1) + k;
-  const auto deltas = ref::pair_deltas(centers.data(), src.data(), tgt.data(), 6);
+  const auto deltas = wham::pair_deltas(centers.data(), src.data(), tgt.data(), 6);
   std::vector<std::complex<double>> L(std::size_t(cells) * C, {1.0, -1.0});
   const auto init = L;
-  ref::m2l_accumulate(p, M.data(), L.data(), src.data(), tgt.data(), deltas.data(), 6);
+  ref::m2l_accumulate(M.data(), deltas.data(), src.data(), tgt.data(), L.data(), p, 6);
   std::vector<std::complex<double>> expected = init;
   for (std::size_t i = 0; i < src.size(); ++i) {
     const double d[3] = {centers[3 * std::size_t(tgt[i])] - centers[3 * std::size_t(src[i])],
@@ -150,10 +151,10 @@ TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][
 }
 
 TEST_CASE("group_by_class keeps the pairs, orders them by class, stable", "[fmm][reference]") {
-  const auto l = wham::reference::uniform_interaction_lists(3);
-  const auto g = wham::reference::group_by_class(l);
+  const auto l = wham::uniform_interaction_lists(3);
+  const auto g = wham::group_by_class(l);
   REQUIRE(g.size() == l.size());
-  REQUIRE(g.offsets.size() == std::size_t(wham::reference::uniform_num_classes) + 1);
+  REQUIRE(g.offsets.size() == std::size_t(wham::uniform_num_classes) + 1);
   CHECK(g.offsets.front() == 0);
   CHECK(g.offsets.back() == std::int64_t(l.size()));
   for (std::size_t k = 0; k + 1 < g.offsets.size(); ++k) {
@@ -173,12 +174,12 @@ TEST_CASE("group_by_class keeps the pairs, orders them by class, stable", "[fmm]
 }
 
 TEST_CASE("group_by_tile_and_class orders by target tile, then class, stable", "[fmm][reference]") {
-  const auto l = wham::reference::uniform_interaction_lists(3);
+  const auto l = wham::uniform_interaction_lists(3);
   const std::int64_t tile = GENERATE(std::int64_t(1), std::int64_t(64), std::int64_t(100),
                                      std::int64_t(512), std::int64_t(5000));
   CAPTURE(tile);
-  const auto g = wham::reference::group_by_tile_and_class(l, tile);
-  const std::int64_t classes = wham::reference::uniform_num_classes;
+  const auto g = wham::group_by_tile_and_class(l, tile);
+  const std::int64_t classes = wham::uniform_num_classes;
   const std::int64_t tiles = (511 / tile) + 1;  // targets 0..511 all present
   REQUIRE(g.size() == l.size());
   REQUIRE(g.offsets.size() == std::size_t(tiles * classes) + 1);
@@ -201,8 +202,8 @@ TEST_CASE("group_by_tile_and_class orders by target tile, then class, stable", "
   }
   CHECK(a == b);
   // no tile is group_by_class
-  const auto whole = wham::reference::group_by_tile_and_class(l, 0);
-  const auto by_class = wham::reference::group_by_class(l);
+  const auto whole = wham::group_by_tile_and_class(l, 0);
+  const auto by_class = wham::group_by_class(l);
   CHECK(whole.src == by_class.src);
   CHECK(whole.tgt == by_class.tgt);
   CHECK(whole.cls == by_class.cls);

@@ -1,11 +1,11 @@
 // The device building blocks of the fused M2L (detail/m2l/blocks.cuh), run on the
 // host: the whole factorised operator against the direct host reference, for
 // every order the fused kernels serve, in double and float.
+#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/fmm/class_operator.cuh>
 #include <wham/detail/m2l/blocks.cuh>
-#include <wham/detail/m2l/class_operator.cuh>
-#include <wham/detail/m2l/fused.cuh>
 #include <wham/detail/m2l/tensor.cuh>
-#include <wham/detail/m2l/tensor_wide.cuh>
+#include <wham/detail/m2l/tensor_wide_tables.cuh>
 #include <wham/reference/m2l.hpp>
 
 #include "catch.hpp"
@@ -20,6 +20,8 @@
 #include <vector>
 
 namespace ref = wham::reference;
+namespace arch = wham::detail::arch;
+namespace fmm = wham::detail::fmm;
 namespace m2l = wham::detail::m2l;
 
 namespace {
@@ -155,7 +157,7 @@ double class_operator_error(std::mt19937_64& gen) {
       d[0] = T(1e-6 * u(gen));
       d[1] = T(1e-6 * u(gen));
     }
-    const auto g = m2l::make_class_geometry(double(d[0]), double(d[1]), double(d[2]));
+    const auto g = fmm::make_class_geometry(double(d[0]), double(d[1]), double(d[2]));
     m2l::cpx<double> pb[P + 1];
     m2l::cpx<T> psi[P + 1];
     T ir[P + 2];
@@ -171,10 +173,10 @@ double class_operator_error(std::mt19937_64& gen) {
       s = s * g.psi;
       r *= g.inv_r;
     }
-    std::vector<T> dm(std::size_t(m2l::fold_offset(P + 1)));
+    std::vector<T> dm(std::size_t(fmm::fold_offset(P + 1)));
     for (int l = 0; l <= P; ++l)
-      for (int k = 0; k < m2l::fold_offset(l + 1) - m2l::fold_offset(l); ++k)
-        dm[std::size_t(m2l::fold_offset(l) + k)] = T(m2l::class_fold_entry(folded, l, k, pb));
+      for (int k = 0; k < fmm::fold_offset(l + 1) - fmm::fold_offset(l); ++k)
+        dm[std::size_t(fmm::fold_offset(l) + k)] = T(fmm::class_fold_entry(folded, l, k, pb));
     std::vector<ref::m2l_complex> M(C);
     std::vector<m2l::cpx<T>> col(C);
     for (int i = 0; i < C; ++i) {
@@ -182,11 +184,11 @@ double class_operator_error(std::mt19937_64& gen) {
       M[std::size_t(i)] = {double(col[std::size_t(i)].re), double(col[std::size_t(i)].im)};
     }
     m2l::static_for<0, P + 1>([&](auto Lc) {
-      m2l::class_forward_degree<decltype(Lc)::value>(col.data(), 1, dm.data(), psi, ir[Lc + 1]);
+      fmm::class_forward_degree<decltype(Lc)::value>(col.data(), 1, dm.data(), psi, ir[Lc + 1]);
     });
     std::vector<std::complex<double>> got(C);
     m2l::static_for<0, P + 1>([&](auto Lc) {
-      m2l::class_backward_degree<decltype(Lc)::value>(
+      fmm::class_backward_degree<decltype(Lc)::value>(
           col.data(), 1, P, dm.data(), psi, ir, fact,
           [&](int c, m2l::cpx<T> v0, m2l::cpx<T> v1, bool two) {
             got[std::size_t(c)] = {double(v0.re), double(v0.im)};
@@ -224,7 +226,7 @@ TEST_CASE("m2l class operator (real d matrices) on the host", "[m2l][blocks]") {
 
 namespace {
 /// e^{i k beta}, k = 0..16, of a class geometry (class_dmat_entry's `pb`).
-std::array<m2l::cpx<double>, 17> beta_powers(const m2l::class_geometry& g) {
+std::array<m2l::cpx<double>, 17> beta_powers(const fmm::class_geometry& g) {
   std::array<m2l::cpx<double>, 17> pb;
   m2l::cpx<double> b{1.0, 0.0};
   for (auto& v : pb) {
@@ -243,13 +245,13 @@ TEST_CASE("m2l class operator: d_l has the parity its folded table relies on", "
   const double* folded = m2l::swap_constants<double>().b;
   for (int trial = 0; trial < 6; ++trial) {
     const double x = u(gen), y = trial == 0 ? 0.0 : u(gen), z = u(gen);
-    const auto pb = beta_powers(m2l::make_class_geometry(trial == 0 ? 0.0 : x, y, z));
+    const auto pb = beta_powers(fmm::make_class_geometry(trial == 0 ? 0.0 : x, y, z));
     for (int l = 0; l <= 16; ++l) {
       double worst = 0.0, scale = 0.0;
       for (int i = -l; i <= l; ++i)
         for (int j = -l; j <= l; ++j) {
-          const double a = m2l::class_dmat_entry(folded, l, i, j, pb.data());
-          const double m = m2l::class_dmat_entry(folded, l, -i, -j, pb.data());
+          const double a = fmm::class_dmat_entry(folded, l, i, j, pb.data());
+          const double m = fmm::class_dmat_entry(folded, l, -i, -j, pb.data());
           worst = std::max(worst, std::abs(m - (((i + j) & 1) ? -a : a)));
           scale = std::max(scale, std::abs(a));
         }
@@ -272,19 +274,19 @@ TEST_CASE("m2l class operator: the folded table by parity equals its definition"
     if (trial == 0) x = y = 0.0;  // on the z axis
     if (trial == 1) x = 1e-7, y = 0.0;
     if (trial == 2) z = 0.0;      // in the xy plane
-    const auto pb = beta_powers(m2l::make_class_geometry(x, y, z));
+    const auto pb = beta_powers(fmm::make_class_geometry(x, y, z));
     for (int l = 0; l <= 16; ++l) {
       double worst = 0.0, scale = 0.0;
-      for (int k = 0; k < m2l::fold_offset(l + 1) - m2l::fold_offset(l); ++k) {
+      for (int k = 0; k < fmm::fold_offset(l + 1) - fmm::fold_offset(l); ++k) {
         const int i = k / (2 * (l + 1)), j = (k / 2) % (l + 1);
-        const double a = m2l::class_dmat_entry(folded, l, i, j, pb.data());
+        const double a = fmm::class_dmat_entry(folded, l, i, j, pb.data());
         double want = (k & 1) ? 0.0 : a;
         if (j != 0) {
-          const double m = m2l::class_dmat_entry(folded, l, i, -j, pb.data());
+          const double m = fmm::class_dmat_entry(folded, l, i, -j, pb.data());
           const double sm = (j & 1) ? -m : m;
           want = 0.5 * ((k & 1) ? a - sm : a + sm);
         }
-        worst = std::max(worst, std::abs(m2l::class_fold_entry(folded, l, k, pb.data()) - want));
+        worst = std::max(worst, std::abs(fmm::class_fold_entry(folded, l, k, pb.data()) - want));
         scale = std::max(scale, std::abs(want));
       }
       CAPTURE(trial, l, worst, scale, wham_test::seed());
@@ -310,7 +312,7 @@ TEST_CASE("m2l tensor schedule: its fragments and folded-split order reproduce e
   auto gen = wham_test::rng(4242);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   using C = m2l::cpx<double>;
-  m2l::static_for_host<0, m2l::max_table_order + 1>([&](auto Lc) {
+  arch::static_for<0, m2l::max_table_order + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     const m2l::tensor_frag_table& table = tensor_fragments();
     for (int tr = 0; tr < 2; ++tr) {
@@ -376,7 +378,7 @@ TEST_CASE("m2l wide tensor schedule: its whole-matrix fragments reproduce the lo
   auto gen = wham_test::rng(4343);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   using C = m2l::cpx<double>;
-  m2l::static_for_host<0, m2l::wide_fold_min_degree>([&](auto Lc) {  // higher: the folded test
+  arch::static_for<0, m2l::wide_fold_min_degree>([&](auto Lc) {  // higher: the folded test
     constexpr int L = decltype(Lc)::value;
     constexpr int NT = m2l::wide_tiles(L), KT = 2 * NT;
     const m2l::wide_frag_table& table = wide_fragments();
@@ -433,7 +435,7 @@ TEST_CASE("m2l wide tensor schedule: its folded fragments reproduce every swap",
   auto gen = wham_test::rng(4344);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   using C = m2l::cpx<double>;
-  m2l::static_for_host<m2l::wide_fold_min_degree, m2l::max_table_order + 1>([&](auto Lc) {
+  arch::static_for<m2l::wide_fold_min_degree, m2l::max_table_order + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     constexpr int NT = m2l::wide_fold_nt(L), KT = m2l::wide_fold_kt(L);
     const m2l::wide_fold_table& table = wide_fold_fragments();

@@ -4,6 +4,7 @@
 
 #include "catch.hpp"
 #include "device_buffer.cuh"
+#include "m2l_baselines.cuh"  // bench/: the materialised-blocks baseline
 #include "test_util.hpp"
 
 #include <cuda/std/complex>
@@ -109,10 +110,10 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
     case path_kind::direct: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct); break;
     case path_kind::materialised: {
       wham_test::device_buffer<unsigned char> work(
-          wham::detail::m2l::materialised_workspace_bytes<T>(p, n));
+          wham_bench::materialised_workspace_bytes<T>(p, n));
       using C = wham::detail::m2l::cpx<T>;
-      wham::detail::m2l::launch_materialised<T>(p, reinterpret_cast<const C*>(M), d,
-                                                reinterpret_cast<C*>(L), n, work.data(), 0);
+      wham_bench::launch_materialised<T>(p, reinterpret_cast<const C*>(M), d,
+                                         reinterpret_cast<C*>(L), n, work.data(), 0);
       WHAM_TEST_CUDA(cudaDeviceSynchronize());
       break;
     }
@@ -180,7 +181,7 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   const std::size_t C = std::size_t(p + 1) * (p + 1);
   // the materialised baseline's workspace: at most 2 GB here
   if (k == path_kind::materialised &&
-      wham::detail::m2l::materialised_workspace_bytes<T>(p, n) > (std::size_t(2) << 30)) {
+      wham_bench::materialised_workspace_bytes<T>(p, n) > (std::size_t(2) << 30)) {
     return;
   }
   // reduced (sanitizer) runs: small batches; beyond p = 12 the tensor schedule alone (its

@@ -1,6 +1,6 @@
 /// \file wham/reference/m2l.hpp
 /// \brief Host references of the complex M2L operator (3D Laplace), in double,
-/// plain C++17 (compiles without nvcc). The contract is `shared/specs/m2l.md`:
+/// plain C++17 (compiles without nvcc). The contract is `docs/specs/m2l.md`:
 /// solidfmm's solid harmonics (Dehnen's normalisation, no Condon-Shortley
 /// phase), layout `index(n, m) = n*n + n + m`, `delta = target centre - source
 /// centre`, single-height truncation `n + k <= p`.

@@ -1,41 +1,52 @@
 /// \file wham/detail/fmm/class_groups.cuh
 /// \brief The class form over pairs grouped by class (wham::m2l_accumulate_class_groups):
 /// the class's operator as real matrices made once in shared memory, applied to 32
-/// pairs at a time (detail/m2l/class_operator.cuh for the algebra).
+/// pairs at a time (class_operator.cuh for the algebra).
 ///
 /// A block owns one contiguous stretch of 32-pair chunks, or on long lists in double
-/// spans of them, the blocks in turn (launch_class_group_order): a class's chunks mostly
-/// land in one block or a few spans, so its tables are made a few times. Per chunk: the
-/// pairs' records are gathered into shared memory as columns (coefficient-major, one
-/// column a pair);
-/// then per run of one class (a chunk straddling two classes has two runs): the class
-/// tables (d_l for every degree, folded by its parity, Psi's powers, 1/r powers) are
-/// made if the class changed; each warp takes whole degrees of the way in (lane = pair,
-/// its degree in registers, d broadcast from shared memory), a barrier, then whole
-/// degrees of the way out, added to the target locals with atomics (pairs of one class
-/// have distinct targets in a uniform tree: nothing to sum in the block), two
-/// coefficients of a target from neighbouring lanes (a warp stage in shared memory).
+/// spans of them, the blocks in turn (launch_class_group_schedule): a class's chunks
+/// mostly land in one block or a few spans, so its tables are made a few times. Per
+/// chunk: the pairs' records are gathered into shared memory as columns
+/// (coefficient-major, one column a pair); then per run of one class (a chunk straddling
+/// two classes has two runs): the class tables (d_l for every degree, folded by its
+/// parity, Psi's powers, 1/r powers) are made if the class changed; each warp takes whole
+/// degrees of the way in (lane = pair, its degree in registers, d broadcast from shared
+/// memory), a barrier, then whole degrees of the way out, added to the target locals
+/// with atomics (pairs of one class have distinct targets in a uniform tree: nothing to
+/// sum in the block), two coefficients of a target from neighbouring lanes (a warp stage
+/// in shared memory).
 ///
 /// Degrees go to warps by a longest-first greedy assignment on their cost (degree_cost);
-/// warps per block by order and type (class_group_warps).
+/// warps per block by order and type (tuning.cuh's class_group_warps).
 ///
 /// In double from p = 13 (class_group_tensor_min_order) the runs go to the tensor schedule
-/// instead (detail/m2l/class_tensor.cuh): the same chunks, records and tables, but each
-/// tile of four pairs (eight real columns) belongs to one warp, which applies the whole
-/// operator to it as FP64 mma products (d_L Psi, the z products, Psi^* d_L^T)
-/// with no block barrier between the phases, and adds each value to its target with an
+/// instead (class_tensor.cuh): the same chunks, records and tables, but each tile of four
+/// pairs (eight real columns) belongs to one warp, which applies the whole operator to it
+/// as FP64 mma products (d_L Psi, the z products, Psi^* d_L^T) with no block barrier
+/// between the phases, and adds each value to its target with an
 /// atomic from the accumulator's lane: 1.25-1.35x the scalar schedule at p = 13-16.
 ///
-/// In double from p = 1 to 10 (class_dense_max_order) launch_class_group_order takes a
-/// third schedule, with its own kernel: each run of a class as one dense product with the
-/// class's direct operator on the tensor cores (detail/fmm/class_dense.cuh), 1.5-2.0x
-/// the scalar schedule there.
+/// In double from p = 1 to 10 (class_dense_max_order) dispatch.cuh takes a third
+/// schedule, with its own kernel: each run of a class as one dense product with the
+/// class's direct operator on the tensor cores (class_dense.cuh), 1.5-2.0x the scalar
+/// schedule there.
 #pragma once
 
-#include <wham/detail/fmm/accumulate.cuh>
-#include <wham/detail/fmm/class_dense.cuh>
-#include <wham/detail/m2l/class_operator.cuh>
-#include <wham/detail/m2l/class_tensor.cuh>
+#include <wham/detail/device.cuh>
+#include <wham/detail/fmm/class_operator.cuh>
+#include <wham/detail/fmm/class_tensor.cuh>
+#include <wham/detail/fmm/pair_list.cuh>
+#include <wham/detail/fmm/tuning.cuh>
+#include <wham/detail/m2l/blocks.cuh>
+#include <wham/detail/m2l/staging.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
 namespace wham::detail::fmm {
 
@@ -43,46 +54,8 @@ namespace wham::detail::fmm {
 inline constexpr int group_pairs = 32;
 inline constexpr int group_stride = group_pairs + 1;
 
-/// Cost of degree L at order p, in products a lane: the folded rotation both ways,
-/// 2 (2L^2 + 2L + 1), and its z sums, sum over |m| <= L of (p - L - |m| + 1)^+.
-constexpr int degree_cost(int p, int L) {
-  int z = 0;
-  for (int m = -L; m <= L; ++m) {
-    const int k = p - L - (m < 0 ? -m : m) + 1;
-    z += k > 0 ? k : 0;
-  }
-  return 2 * (2 * L * L + 2 * L + 1) + z;
-}
-
-/// Warps a block. Shared memory (the 32 records) holds one or two blocks on an SM from
-/// p = 10 (double), so a block's warps are the SM's warps: take as many as the largest
-/// degree allows, the total cost over the largest degree's, rounded (the greedy
-/// assignment then keeps every warp near the largest degree's cost, the critical path
-/// of a run). float holds two blocks an SM to p = 16 by shared memory, and more than six
-/// warps would leave it one by registers: at most six.
-/// H200, bench_fmm BM_class_groups_warps, 16^3 level, median us by warps (folded d,
-/// 2026-12-01): double p = 8: W = 3, 4, 5: 809, 813, 868; p = 9: W = 4, 5: 1078, 1083;
-/// p = 10: W = 4, 5, 6: 1494, 1419, 1394; p = 12: W = 5, 6: 2418, 3222; p = 13:
-/// W = 5, 6, 7: 3821, 3764, 3874; p = 16: W = 6, 7, 8: 5822, 5810, 6076. float p = 12:
-/// W = 4, 5, 6: 1894, 1862, 2180; p = 16: W = 6, 7, 8: 4472, 6080, 7100.
-/// The one measured exception to the model: double p = 10 (total / largest = 4.6) takes
-/// 6 warps: W = 5, 6: 1419, 1394 (2026-12-01), then 1414, 1389 and 1415, 1387 (two runs,
-/// 2026-12-01, session 7: 1.31-1.35 vs 1.35-1.38 of pair streaming in the same run).
-template <class T>
-constexpr int class_group_warps(int p) {
-  if (std::is_same_v<T, double> && p == 10) return 6;
-  int total = 0, top = 1;
-  for (int L = 0; L <= p; ++L) {
-    total += degree_cost(p, L);
-    top = degree_cost(p, L) > top ? degree_cost(p, L) : top;
-  }
-  int w = (2 * total + top) / (2 * top);
-  if (std::is_same_v<T, float> && w > 6) w = 6;
-  return w < 2 ? 2 : w;
-}
-
 /// Shared-memory layout (bytes from the dynamic base), all offsets 16-aligned. The tensor
-/// schedule (double) keeps its records at m2l::class_tensor_stride, has a padded factorial
+/// schedule (double) keeps its records at class_tensor_stride, has a padded factorial
 /// table (fz) and no stage.
 template <class T>
 struct group_layout {
@@ -90,22 +63,22 @@ struct group_layout {
   __host__ __device__ group_layout(int p, int warps, bool tensor = false) {
     auto up = [](std::size_t b) { return (b + 15) / 16 * 16; };
     const int C = (p + 1) * (p + 1);
-    const int stride = tensor ? m2l::class_tensor_stride : group_stride;
+    const int stride = tensor ? class_tensor_stride : group_stride;
     records = 0;
     dm = up(records + std::size_t(C) * stride * sizeof(cpx<T>));
-    folded = up(dm + std::size_t(m2l::fold_offset(p + 1)) * sizeof(T));
+    folded = up(dm + std::size_t(fold_offset(p + 1)) * sizeof(T));
     psi = up(folded + std::size_t(m2l::swap_offset(p + 1)) * sizeof(double));
     ir = up(psi + std::size_t(p + 1) * sizeof(cpx<T>));
     geo = up(ir + std::size_t(p + 2) * sizeof(T));
-    idx = up(geo + std::size_t(p + 1) * sizeof(cpx<double>) + sizeof(m2l::class_geometry));
+    idx = up(geo + std::size_t(p + 1) * sizeof(cpx<double>) + sizeof(class_geometry));
     fz = up(idx + 3 * group_pairs * sizeof(std::int32_t));
-    stage = up(fz + (tensor ? m2l::class_tensor_fact * sizeof(double) : 0));
+    stage = up(fz + (tensor ? class_tensor_fact * sizeof(double) : 0));
     total = up(stage + (tensor ? 0 : std::size_t(warps) * 2 * group_pairs * sizeof(cpx<T>)));
   }
 };
 
 /// Warps a block of the tensor schedule: one a tile of four pairs.
-inline constexpr int class_tensor_warps = group_pairs / m2l::class_tensor_pairs;
+inline constexpr int class_tensor_warps = group_pairs / class_tensor_pairs;
 
 /// Degrees owned by warp `warp` as a bit mask: longest first, each to the least
 /// loaded warp (every thread computes the same assignment).
@@ -131,7 +104,7 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
   cpx<T>* psi = reinterpret_cast<cpx<T>*>(smem + lay.psi);
   T* ir = reinterpret_cast<T*>(smem + lay.ir);
   cpx<double>* pb = reinterpret_cast<cpx<double>*>(smem + lay.geo);
-  auto* g = reinterpret_cast<m2l::class_geometry*>(pb + (P + 1));
+  auto* g = reinterpret_cast<class_geometry*>(pb + (P + 1));
   __syncthreads();  // the previous class's readers are done
   if (threadIdx.x == 0) {
     double x, y, z;
@@ -143,7 +116,7 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
     } else {  // a class id out of range: NaN in that pair's target, visibly
       x = y = z = 0.0 / 0.0;
     }
-    *g = m2l::make_class_geometry(x, y, z);
+    *g = make_class_geometry(x, y, z);
   }
   __syncthreads();
   if (threadIdx.x <= P + 1) {
@@ -162,44 +135,21 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
     ir[t] = T(r);
   }
   __syncthreads();
-  // One (A, B) pair a thread (class_fold_pair: l + 1 real products for both). Made by
-  // the definition (class_dmat_entry: a complex sum of 2l + 1 terms for each real), the
-  // tables of a change of class cost about four 32-pair chunks' time at p = 12. H200,
-  // 16^3 level, class-major list, one stretch a block, us, before -> after (2026-12-01):
-  // p = 9 1090 -> 1030, 10 1413 -> 1345, 12 2418 -> 2077, 16 5598 -> 5382.
-  for (int e = threadIdx.x; e < m2l::fold_offset(P + 1) / 2; e += blockDim.x) {
+  // One (A, B) pair a thread (class_fold_pair: l + 1 real products for both, where the
+  // definition, class_dmat_entry, sums 2l + 1 complex terms for each real).
+  for (int e = threadIdx.x; e < fold_offset(P + 1) / 2; e += blockDim.x) {
     int L = 0;
-    while (m2l::fold_offset(L + 1) / 2 <= e) ++L;
-    const int local = e - m2l::fold_offset(L) / 2;
-    const m2l::fold_entries ab =
-        m2l::class_fold_pair(folded, L, local / (L + 1), local % (L + 1), pb);
+    while (fold_offset(L + 1) / 2 <= e) ++L;
+    const int local = e - fold_offset(L) / 2;
+    const fold_entries ab =
+        class_fold_pair(folded, L, local / (L + 1), local % (L + 1), pb);
     dm[2 * e] = T(ab.a);
     dm[2 * e + 1] = T(ab.b);
   }
   __syncthreads();
 }
 
-/// The tensor schedule's shape. H200, 16^3 level grouped by class, double, median us of
-/// an A/B probe (tensor / scalar grouped schedule in the same process, 2026-12-02):
-///  - uncapped, one warp a tile, the kernel takes 172-194 registers at every order: one
-///    block of 8 warps an SM: p = 8 1304, 9 1556, 10 1851, 11 2140, 12 2456, 13 2771,
-///    16 4144;
-///  - registers capped for two blocks an SM where shared memory holds two (p <= 11;
-///    20-44 bytes of spills): p = 8 995, 9 1165, 10 1432-1446, 11 1621-1634 (three blocks
-///    at p <= 9, 80 registers: 918, 1093);
-///  - two warps a tile: 4-8% faster from p = 12, not kept (m2l::class_tensor_apply);
-///  - plain stores in place of the atomics (wrong sums, a bound): p = 12 2159, 13 2436,
-///    16 3787 (two warps a tile): the atomics are not what bounds it.
-/// Hence __launch_bounds__'s minimum blocks an SM: the tensor schedule's 2 at p <= 11 (else
-/// 1), and 0 (unspecified) for the scalar one, whose registers ptxas then chooses as before
-/// the tensor schedule (class_group_tensor_min_order: an explicit 1 cost it a block an SM
-/// at p = 10).
-template <int P, bool Tensor>
-constexpr int class_group_min_blocks() {
-  return Tensor ? (P <= 11 ? 2 : 1) : 0;
-}
-
-/// Tensor: the runs go through m2l::class_tensor_apply (double only, one warp a tile of
+/// Tensor: the runs go through class_tensor_apply (double only, one warp a tile of
 /// four pairs: WARPS = class_tensor_warps), else the scalar degree schedule above.
 template <int P, class T, int WARPS, bool Tensor = false>
 __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>())
@@ -207,7 +157,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
   static_assert(!Tensor || (std::is_same_v<T, double> && WARPS == class_tensor_warps),
                 "the tensor schedule: double, one warp a tile of four pairs");
   constexpr int C = (P + 1) * (P + 1);
-  constexpr int S = Tensor ? m2l::class_tensor_stride : group_stride;
+  constexpr int S = Tensor ? class_tensor_stride : group_stride;
   extern __shared__ __align__(16) unsigned char fmm_smem_raw[];
   const group_layout<T> lay(P, WARPS, Tensor);
   cpx<T>* rec = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.records);
@@ -224,7 +174,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
   for (int i = threadIdx.x; i < m2l::swap_offset(P + 1); i += blockDim.x) folded[i] = tabd.b[i];
   double* fz = reinterpret_cast<double*>(fmm_smem_raw + lay.fz);
   if constexpr (Tensor) {
-    for (int i = threadIdx.x; i < m2l::class_tensor_fact; i += blockDim.x) {
+    for (int i = threadIdx.x; i < class_tensor_fact; i += blockDim.x) {
       fz[i] = i <= P ? tabd.fact[i] : 0.0;
     }
   }
@@ -235,7 +185,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
   bool have = false;  // tables made for class `current`
   int current = 0;
 
-  // Spans of `span` chunks in turn (launch_class_group_order): block b takes spans b,
+  // Spans of `span` chunks in turn (launch_class_group_schedule): block b takes spans b,
   // b + grid, b + 2 grid, ...; at the end of a span, on to the block's next one.
   // (A counter, not (chunk + 1) % span: a 64-bit remainder a chunk was 1.2% of the
   // instructions at p = 8.)
@@ -253,10 +203,8 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
     }
     __syncthreads();
     // Gather: coefficient c of pair q to rec[c * stride + q]; a pair's record is
-    // contiguous in global memory, so consecutive threads take consecutive c. (Its
-    // division j / C is 14% of the instructions at p = 8 (Nsight Compute, H200,
-    // 2026-12-01), yet a warp a pair instead ran 6-9% slower at p = 9 and 12, 2-3% faster
-    // at p = 10, 13, 16, the same at p = 8, against this loop in one run.)
+    // contiguous in global memory, so consecutive threads take consecutive c (a warp a
+    // pair, without the division, was no faster overall).
     for (int j = threadIdx.x; j < count * C; j += blockDim.x) {
       const int q = j / C, c = j - q * C;
       m2l::copy_async(rec + c * S + q, l.multipoles + std::int64_t(s_src[q]) * C + c);
@@ -278,18 +226,18 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
       }
       if constexpr (Tensor) {
         // One warp a tile of four pairs, no barrier between the phases (its columns only).
-        const int col0 = warp * m2l::class_tensor_pairs;
+        const int col0 = warp * class_tensor_pairs;
         unsigned live = 0;
 #pragma unroll
-        for (int q = 0; q < m2l::class_tensor_pairs; ++q) {
+        for (int q = 0; q < class_tensor_pairs; ++q) {
           live |= (col0 + q >= q0 && col0 + q < q1) ? 1u << q : 0u;
         }
         if (live != 0) {
-          const m2l::class_tensor_cols cols{rec, col0, live};
+          const class_tensor_cols cols{rec, col0, live};
           // the lane's pair (lane % 4) is the pair of every value it emits
           double* const dst =
               reinterpret_cast<double*>(l.locals + std::int64_t(s_tgt[col0 + (lane & 3)]) * C);
-          m2l::class_tensor_apply<P>(cols, dm, psi, ir, fz, [&](int c, int, cpx<double> v) {
+          class_tensor_apply<P>(cols, dm, psi, ir, fz, [&](int c, int, cpx<double> v) {
             atomicAdd(dst + 2 * c, v.re);
             atomicAdd(dst + 2 * c + 1, v.im);
           });
@@ -299,7 +247,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
         m2l::static_for<0, P + 1>([&](auto Lc) {
           constexpr int L = decltype(Lc)::value;
           if (mine && ((owned >> L) & 1u)) {
-            m2l::class_forward_degree<L>(rec + lane, S, dm, psi, ir[L + 1]);
+            class_forward_degree<L>(rec + lane, S, dm, psi, ir[L + 1]);
           }
         });
         __syncthreads();
@@ -310,7 +258,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
         m2l::static_for<0, P + 1>([&](auto Lc) {
           constexpr int L = decltype(Lc)::value;
           if ((owned >> L) & 1u) {
-            m2l::class_backward_degree<L>(
+            class_backward_degree<L>(
                 rec + lane, S, P, dm, psi, ir, tab.fact,
                 [&](int c, cpx<T> v0, cpx<T> v1, bool two) {
                   stage[2 * lane] = v0;
@@ -335,32 +283,13 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
   }
 }
 
-/// Spans (launch_class_group_order): one wave of resident blocks takes spans of at most
-/// class_group_span_max chunks in turn (block b: spans b, b + grid, ...), so that the
-/// blocks in flight work on one window of the list, resident x span chunks, and sweep it
-/// in order together; with the list grouped by target tiles
-/// (wham::reference::group_by_tile_and_class) the window's sources and targets stay in
-/// the L2 cache. Spans are sized so that every block takes the same number (balance).
-/// Their cost is a table rebuild at each change of class, so the automatic choice takes
-/// them only in double and on long lists, at least class_group_span_min_visits spans a
-/// block; otherwise one contiguous stretch a block.
-/// H200, 2026-12-01, bench_fmm BM_class_groups_span (tables by class_fold_pair), median
-/// us, double, class-major list (group_by_class), one stretch a block / spans of 32 / 64:
-///   16^3 level (18,255 chunks; 1-2 spans a block at 64): p = 9 1028 / - / 1037,
-///   p = 12 2138 / - / 2087, p = 16 5480 / - / 5493 (and with spans of 32 in an earlier
-///   run: 1030 vs 1069, 2077 vs 2163, 5382 vs 5703: slower);
-///   32^3 level (168,716 chunks; 10-20 spans a block): p = 8 7474 / 7379 / 7292,
-///   p = 10 13841 / 13081 / 13276, p = 12 21977 / 20652 / 21002, p = 16 53908 / 51150 /
-///   51760; grouped by tiles of 4 z-planes, spans of 32 / 64 / 128: p = 8 6950 / 6867 /
-///   6830, p = 10 12220 / 11768 / 11646, p = 12 19437 / 18147 / 17971, p = 16 54061 /
-///   51049 / 49921 (8 planes, 64: 6798, 11403, 17511, 50207).
-///   float, 32^3, p = 12 and 16: one stretch 10781, 23515; spans of 64 11167, 26610;
-///   tiles of 4 planes 13370, 36465: slower, so float takes no spans.
-inline constexpr std::int64_t class_group_span_max = 64;
-inline constexpr std::int64_t class_group_span_min_visits = 4;
-
-/// span_max: < 0 automatic (above), 0 one contiguous stretch a block, > 0 spans of at
-/// most that many chunks (the benchmark's and the tests' explicit choices).
+/// Spans: one wave of resident blocks takes spans of at most span_max chunks in turn
+/// (block b: spans b, b + grid, ...), so that the blocks in flight work on one window of
+/// the list and sweep it in order together; with the list grouped by target tiles
+/// (wham::group_by_tile_and_class) the window's sources and targets stay in the L2 cache.
+/// Spans are sized so that every block takes the same number. span_max < 0: automatic
+/// (tuning.cuh: spans only in double and on long lists), 0: one contiguous stretch a
+/// block, > 0: spans of at most that many chunks (the benchmark's and the tests' choices).
 /// Tensor: the tensor schedule (double; W is then class_tensor_warps).
 template <int P, class T, int W = class_group_warps<T>(P), bool Tensor = false>
 void launch_class_group_schedule(const pair_list<T>& l, cudaStream_t stream,
@@ -390,95 +319,6 @@ void launch_class_group_schedule(const pair_list<T>& l, cudaStream_t stream,
   const std::int64_t grid = std::min(resident, (chunks + span - 1) / span);
   kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, chunks, span);
   WHAM_CHECK_LAUNCH("fmm class_group_kernel");
-}
-
-
-/// Orders at which double runs the tensor schedule (m2l::class_tensor_apply) instead of
-/// the scalar one. H200, 16^3 level grouped by class, median us, tensor vs scalar, bench_fmm
-/// BM_class_groups_tensor (2026-12-02 08:35 UTC; the tensor kernel uncapped, with a fold
-/// pass): p = 9 1177 vs 1063, 10 1802 vs 1302, 11 2073 vs 1682, 12 2384 vs 2069, 13 2685
-/// vs 3603, 14 3253 vs 4192, 15 3600 vs 4487, 16 4073 vs 5141. Capped as above, p = 10-12
-/// took 1432, 1621, 2466 (A/B probe): still no clear win below 13. (Later runs timed the
-/// scalar kernel at 1580, 2330, 3110 us at p = 10-12: a build that gave it an explicit
-/// minimum of one block an SM in __launch_bounds__, on which ptxas took 176 instead of
-/// 166 registers at p = 10, one block an SM instead of two. Its bound is left unspecified.)
-inline constexpr int class_group_tensor_min_order = 13;
-
-template <class T>
-constexpr bool class_group_tensor_serves(int p) {
-  return std::is_same_v<T, double> && p >= class_group_tensor_min_order;
-}
-
-/// The grouped schedule at order P: in double to p = 10 the dense operator on tensor
-/// cores (detail/fmm/class_dense.cuh; it takes one contiguous stretch a block and no
-/// spans) where the device's shared memory holds it, else the tensor schedule where it
-/// serves, else the scalar one (class_group_warps warps).
-template <int P, class T>
-void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
-                              std::int64_t span_max = -1) {
-  if constexpr (class_dense_serves<T>(P)) {
-    if (launch_class_dense_order<P>(l, stream)) return;
-  }
-  if constexpr (class_group_tensor_serves<T>(P)) {
-    launch_class_group_schedule<P, T, class_tensor_warps, true>(l, stream, span_max);
-  } else {
-    launch_class_group_schedule<P, T>(l, stream, span_max);
-  }
-}
-
-/// Orders the grouped schedule serves (shared memory: 32 records, the d table).
-inline constexpr int class_group_min_order = 1;
-template <class T>
-constexpr int class_group_max_order() {
-  return 16;
-}
-
-/// Whether m2l_accumulate_class_groups runs this schedule at order p (else the class
-/// form's own schedules, which win at low order). Its time follows its products (sum of
-/// degree_cost) from p = 8 to 16, and it is not bound by its atomics, although Nsight
-/// Compute puts L2 at 76% of peak at p = 8 (66% at p = 10, 40% at p = 16): a probe of
-/// this kernel at p = 8 (H200, 2026-12-01) took 809 us with the atomics, 805 with plain
-/// stores in their place, 753 with no stores (p = 10, six warps: 1385, 1298, 1310;
-/// p = 12: 2506, 2301, 2341). It is latency-bound: at p = 8, 16 warps an SM, 13.4
-/// cycles a warp between instructions (short scoreboard 3.4, instruction-cache misses
-/// 2.7, fixed-latency waits 2.1, barriers 1.7, long scoreboard 1.3), 227 M instructions,
-/// 31% of them FP64, about ten times the DFMAs' own issue.
-/// H200, bench_fmm, 16^3 uniform level (584,136 pairs), median us, grouped (folded d)
-/// vs class_atomic (2026-12-01): double p = 8: 815 vs 540; 9: 1086 vs 1263; 10: 1424
-/// vs 2236; 12: 2422 vs 3168; 16: 5655 vs 11729. float p = 9: 788 vs 650; 10: 985 vs
-/// 911; 11: 1346 vs 1659; 12: 1818 vs 1964; 16: 4472 (six warps) vs 9134.
-/// With the tables made by class_fold_pair (eighth session, same day): double p = 8:
-/// 788 vs 545, p = 9: 1034 vs 1270; float p = 9: 704 vs 641, p = 10: 873-930 vs 907
-/// (16^3) and 7503 vs 8379 (32^3 level): float from p = 10.
-template <class T>
-constexpr int class_group_from_order() {
-  return std::is_same_v<T, double> ? 9 : 10;
-}
-/// The dense schedule (double, p = 1..10) is faster than the class form's list-order
-/// schedules on a grouped list at every order it serves (class_dense_tuning).
-template <class T>
-constexpr bool class_groups_serve(int p) {
-  return class_dense_serves<T>(p) ||
-         (p >= class_group_from_order<T>() && p <= class_group_max_order<T>());
-}
-
-/// Launches the grouped class form at order p (the caller checked p's range).
-template <class T>
-void launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
-  bool done = false;
-  m2l::static_for_host<class_group_min_order, class_group_max_order<T>() + 1>([&](auto Pc) {
-    constexpr int P = decltype(Pc)::value;
-    if (P == p) {
-      launch_class_group_order<P, T>(l, stream);
-      done = true;
-    }
-  });
-  if (!done) {
-    throw_invalid_argument("m2l_accumulate_class_groups", "p", p,
-                           std::to_string(class_group_min_order) + ".." +
-                               std::to_string(class_group_max_order<T>()) +
-                               " for the grouped class schedule");
-  }
 }
 
 }  // namespace wham::detail::fmm

@@ -1,6 +1,6 @@
 /// \file wham/detail/m2l/blocks.cuh
 /// \brief Device building blocks of the factorised complex M2L
-/// (shared/specs/m2l.md), reusable by other M2L forms (accumulate, class).
+/// (docs/specs/m2l.md), reusable by other M2L forms (accumulate, class).
 ///
 /// API (T = float or double; P = order, compile time; everything __host__ __device__
 /// __forceinline__, so the blocks run, and are tested, on the host too):
@@ -28,7 +28,7 @@
 /// per row pair (m, -m) one pass over k = 0..L of x_k +- x_{-k}, so a swap costs
 /// (L+1)^2 real-by-complex products instead of (2L+1)^2.
 ///
-/// Runtime-order variants for a warp per pair (higher orders) are in fused.cuh
+/// Runtime-order variants for a warp per pair (higher orders) are in warp.cuh
 /// (`warp_*`).
 #pragma once
 

@@ -26,10 +26,18 @@
 /// is not).
 #pragma once
 
+#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
+#include <wham/detail/m2l/staging.cuh>
+#include <wham/detail/m2l/tuning.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace wham::detail::m2l {
 
@@ -121,51 +129,6 @@ inline constexpr int split_pairs = 32;
 template <int P, class T>
 constexpr std::size_t split_smem_bytes() {
   return std::size_t(split_pairs) * split_stride<P> * sizeof(cpx<T>);
-}
-
-/// One coefficient, global to shared memory, asynchronously on sm_80+ (cp.async; the
-/// shared address is the destination's own, so any slot layout works); complete after
-/// `stage_records_wait()`.
-/// stage_records: copies `count` records of C coefficients from global memory (contiguous) into
-/// shared-memory slots of stride S, the whole block, without waiting: sm_80+ issues
-/// every element as an asynchronous copy (cp.async), so a thread has all its loads
-/// in flight at once instead of one latency per element. Follow with
-/// `stage_records_wait()` and a block barrier.
-template <class T>
-__device__ __forceinline__ void copy_async(cpx<T>* dst, const cpx<T>* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (sizeof(cpx<T>) == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(addr), "l"(src) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(addr), "l"(src) : "memory");
-  }
-#else
-  *dst = *src;
-#endif
-}
-
-/// A float coefficient into a double slot (the tensor schedules compute in double for
-/// float callers too): a plain load, widened, and a plain store, complete before the
-/// block barrier that follows the staging as the asynchronous copies are.
-__device__ __forceinline__ void copy_async(cpx<double>* dst, const cpx<float>* src) {
-  const cpx<float> v = *src;
-  *dst = cpx<double>{double(v.re), double(v.im)};
-}
-
-template <int C, int S, int NT, class T>
-__device__ __forceinline__ void stage_records(cpx<T>* sm, const cpx<T>* __restrict__ src,
-                                              int count) {
-  for (int j = threadIdx.x; j < count * C; j += NT) {
-    const int q = j / C;
-    copy_async(sm + q * S + (j - q * C), src + j);
-  }
-}
-
-__device__ __forceinline__ void stage_records_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
 }
 
 /// A block barrier that may sit in warp-uniform divergent code (see the file comment).
@@ -287,6 +250,36 @@ __global__ void __launch_bounds__(32 * G, MinBlocks > 0 ? MinBlocks : 1)
   for (int j = threadIdx.x; j < count * C; j += NT) {
     const int q = j / C;
     dst[j] = sm[q * S + (j - q * C)];
+  }
+}
+
+template <int P, class T, int G, int MinBlocks>
+void launch_split_variant(const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                          std::int64_t num_pairs, cudaStream_t stream) {
+  constexpr std::size_t smem = split_smem_bytes<P, T>();
+  auto kernel = m2l_split_kernel<P, T, G, MinBlocks>;
+  ensure_dynamic_smem(kernel, smem);
+  const std::int64_t blocks = (num_pairs + split_pairs - 1) / split_pairs;
+  kernel<<<dim3(unsigned(blocks)), 32 * G, smem, stream>>>(multipoles, deltas, locals,
+                                                          num_pairs);
+  WHAM_CHECK_LAUNCH("m2l_split_kernel");
+}
+
+/// One pair per lane, degrees over warps, order p in split_min_order..split_max_order
+/// (checked by the caller), the shape of split_schedule_config.
+template <class T>
+void launch_split(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
+                  std::int64_t num_pairs, cudaStream_t stream) {
+  const bool done = arch::dispatch_int<split_min_order, split_max_order + 1>(p, [&](auto Pc) {
+    constexpr int P = decltype(Pc)::value;
+    constexpr split_config cfg = split_schedule_config<T>(P);
+    launch_split_variant<P, T, cfg.warps, cfg.min_blocks>(multipoles, deltas, locals, num_pairs,
+                                                          stream);
+  });
+  if (!done) {
+    throw_invalid_argument("m2l", "p", p,
+                           std::to_string(split_min_order) + ".." +
+                               std::to_string(split_max_order) + " for the split schedule");
   }
 }
 

@@ -29,7 +29,7 @@ struct swap_table {
   T fact[2 * max_table_order + 1];   ///< 0! .. 40!
 };
 
-/// Builds the table by the spec's recursion (shared/specs/m2l.md), in double.
+/// Builds the table by the spec's recursion (docs/specs/m2l.md), in double.
 template <class T>
 constexpr swap_table<T> make_swap_table() {
   constexpr int N = max_table_order;

@@ -28,19 +28,15 @@
 /// factorials (n + k <= p), natural order in place. From z, per degree: fold, C:
 /// B_L then Dz(-beta), folded; D: B_L then Dz(-alpha), natural order.
 ///
-/// Measured (H200, 2026-12-02, 1e5 pairs, a probe beside the tests; the fastest other
-/// schedule in brackets): p = 12 643 us (681, split), 14 864 (1285, warp), 16 1167
-/// (1937), 18 1695 (2612), 20 2181 (4363); relative error against the direct form
-/// 1.5e-15 to 2.4e-15. Nsight Compute at p = 16: 1.5 instructions a cycle an SM, the
-/// tensor (DP) pipe 36% busy, 8 warps an SM (shared memory), the largest stall the
-/// fixed-latency wait. Below p = 12 the per-degree work of a warp (its fragments,
-/// folds and the products' bookkeeping for four pairs) costs more than the scalar
-/// schedules' whole pair: p = 8 368 us against 111.
+/// Below p = 12 a warp's per-degree work (fragments, folds and the products' bookkeeping
+/// for four pairs) costs more than the scalar schedules' whole pair (tuning.cuh).
 #pragma once
 
+#include <wham/detail/arch/mma.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
-#include <wham/detail/m2l/split.cuh>
+#include <wham/detail/m2l/staging.cuh>
+#include <wham/detail/m2l/tuning.cuh>
 #include <wham/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -126,19 +122,6 @@ __host__ __device__ constexpr int tensor_warp_doubles(int p) {
 /// Doubles a block holds before its warps' parts: the z factors (n + k)! for
 /// n + k <= p, 0 above, indices 0..63.
 inline constexpr int tensor_block_doubles = 64;
-
-__device__ __forceinline__ void tensor_mma(double (&d)[2], double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-               : "+d"(d[0]), "+d"(d[1])
-               : "d"(a), "d"(b));
-#else
-  (void)d;
-  (void)a;
-  (void)b;
-  __trap();  // FP64 mma needs sm_80: never run such code silently
-#endif
-}
 
 /// The warp's view of its shared memory.
 struct tensor_warp {
@@ -274,7 +257,9 @@ __device__ __forceinline__ void tensor_swap(const tensor_degree<MT, KT>& g, doub
     for (int mt = 0; mt < MT; ++mt) {
       acc[blk][mt][0] = acc[blk][mt][1] = 0.0;
 #pragma unroll
-      for (int kt = 0; kt < KT; ++kt) tensor_mma(acc[blk][mt], g.a[blk][mt][kt], b[blk][kt]);
+      for (int kt = 0; kt < KT; ++kt) {
+        arch::mma_m8n8k4_f64(acc[blk][mt][0], acc[blk][mt][1], g.a[blk][mt][kt], b[blk][kt]);
+      }
     }
   }
   __syncwarp();  // every lane's operands read before the slice is overwritten
@@ -353,7 +338,7 @@ __device__ __forceinline__ void tensor_z(const tensor_warp& w, int m, const doub
       const double b = w.rec[(kk * kk + kk + m) * tensor_row + (lane >> 2)];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        if (mt < mts) tensor_mma(acc[mt], fz[s0 + 4 * kt + 8 * mt], b);
+        if (mt < mts) arch::mma_m8n8k4_f64(acc[mt][0], acc[mt][1], fz[s0 + 4 * kt + 8 * mt], b);
       }
     }
     __syncwarp();
@@ -499,27 +484,14 @@ void launch_tensor_variant(int p, const Pairs& pairs, cudaStream_t stream) {
   WHAM_CHECK_LAUNCH("m2l_tensor_kernel");
 }
 
-// ---- tuning (H200, sm_90; the probe's figures in the file comment) -------------------
-/// Lowest order `automatic` runs the tensor schedule at (double). bench_m2l, 1e5 pairs,
-/// 2026-12-02: p = 12 646 us against the split schedule's 687 (inside the split
-/// schedule's run-to-run range, 619-677 us in session 3: left to split); p = 13, 14, 15,
-/// 16, 18, 20 751, 871, 968, 1181, 1697, 2159 us against the warp schedule's 1194, 1283,
-/// 1688, 1933, 2626, 4386.
-inline constexpr int tensor_min_order = 13;
-/// Registers: capped for 20 warps an SM (96 registers, 612 bytes of spills) up to order
-/// 15, uncapped (202 registers) above: p = 12, 14 643, 864 us capped against 813, 973;
-/// p = 16, 18, 20 1277, 2080, 2981 capped against 1167, 1695, 2181. One warp a block
-/// (two or four a block lost: p = 20 2781, 2814 us against 2215).
-inline constexpr int tensor_capped_max_order = 15;
-
 /// The tensor schedule over a Pairs policy, order p in 0..20 (checked by the caller).
 template <class Pairs>
 void launch_tensor(int p, const Pairs& pairs, cudaStream_t stream) {
   if (pairs.num_pairs == 0) return;
   if (p <= tensor_capped_max_order) {
-    launch_tensor_variant<1, 20>(p, pairs, stream);
+    launch_tensor_variant<tensor_warps, tensor_capped_min_blocks>(p, pairs, stream);
   } else {
-    launch_tensor_variant<1, 1>(p, pairs, stream);
+    launch_tensor_variant<tensor_warps, 1>(p, pairs, stream);
   }
 }
 

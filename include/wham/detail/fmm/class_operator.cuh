@@ -1,8 +1,8 @@
-/// \file wham/detail/m2l/class_operator.cuh
+/// \file wham/detail/fmm/class_operator.cuh
 /// \brief The M2L of one displacement as real matrices, for many pairs that share it
-/// (the class form over pairs grouped by class, detail/fmm/class_groups.cuh).
+/// (the class form over pairs grouped by class, class_groups.cuh).
 ///
-/// The factorised operator (blocks.cuh, reference::m2l_factorised) is
+/// The factorised operator (detail/m2l/blocks.cuh, reference::m2l_factorised) is
 ///   L = Dz(-a) B Dz(-b) B  Z  B^T Dz(b) B^T Dz(a) M        (per degree l, Z couples equal m)
 /// With I = diag(i^m), the degree-l rotation R_l = B_l^T Dz(b) B_l^T equals I d_l I^-1
 /// for a real matrix d_l (the spherical-harmonic phases of a y-rotation), and the way
@@ -14,10 +14,10 @@
 /// and imaginary parts, and the z-translation: no trigonometry, no per-pair tables.
 ///
 /// d_l[i][j] = Re( i^(j-i) sum_k B_l[k][i] e^{i k b} B_l[j][k] ), i, j, k = -l..l,
-/// formed in double from the folded swap table (tables.cuh) whatever T is.
+/// formed in double from the folded swap table (detail/m2l/tables.cuh) whatever T is.
 ///
-/// Scaling follows z_translate (blocks.cuh): the rotated multipole of degree k is
-/// scaled by r^-(k+1) on its way out of d, the translated local of degree n by
+/// Scaling follows m2l::z_translate (detail/m2l/blocks.cuh): the rotated multipole of
+/// degree k is scaled by r^-(k+1) on its way out of d, the translated local of degree n by
 /// (-1)^m r^-n, so (n+k)! is the only large factor inside the sums.
 #pragma once
 
@@ -30,9 +30,12 @@
 #define WHAM_M2L_NO_UNROLL
 #endif
 
-namespace wham::detail::m2l {
+namespace wham::detail::fmm {
 
-/// B_l[m][k] for m, k in -l..l from the folded table (its parities: tables.cuh).
+using m2l::cpx;
+using m2l::swap_offset;
+
+/// B_l[m][k] for m, k in -l..l from the folded table (its parities: detail/m2l/tables.cuh).
 __host__ __device__ __forceinline__ double swap_entry(const double* folded, int l, int m, int k) {
   const int am = m < 0 ? -m : m, ak = k < 0 ? -k : k;
   double v = folded[swap_offset(l) + am * (l + 1) + ak];
@@ -48,7 +51,7 @@ struct class_geometry {
   double inv_r;
 };
 
-/// The angles of blocks.cuh's make_angles, in double (NaN in, NaN out).
+/// The angles of m2l::make_angles, in double (NaN in, NaN out).
 __host__ __device__ __forceinline__ class_geometry make_class_geometry(double x, double y,
                                                                        double z) {
   const double rho = sqrt(x * x + y * y);
@@ -101,7 +104,7 @@ __host__ __device__ constexpr int fold_offset(int l) { return l * (l + 1) * (2 *
 ///   d[i][j] = s(j - i) (E + O),  d[i][-j] = s(-j - i) (-1)^l (E - O),
 /// s(n) = +1 for n = 0, 3 mod 4, -1 for n = 1, 2. l + 1 real products for both entries,
 /// against 2 (2l + 1) complex ones by the definition: the grouped class schedule makes
-/// these tables at every change of class (detail/fmm/class_groups.cuh).
+/// these tables at every change of class (class_groups.cuh).
 struct fold_entries {
   double a, b;
 };
@@ -170,9 +173,8 @@ WHAM_M2L_UNROLL
     const cpx<T> d = p - q;
     return (i & 1) ? cpx<T>{-d.re, -d.im} : d;
   };
-  // Not unrolled: instruction-cache misses already stall the grouped kernel (its p = 8
-  // kernel is 113 KB of code); unrolled, a probe of it took 899, 1847, 4590 us at p = 8,
-  // 10, 12 against 813, 1388, 2426 (H200, 16^3 level, double, 2026-12-01).
+  // Not unrolled: the grouped kernel already stalls on instruction-cache misses; unrolled
+  // it ran 1.1-1.9x slower at p = 8-12 (H200, 16^3 level, double, bench_fmm class_groups).
 WHAM_M2L_NO_UNROLL
   for (int i = 1; i + 1 <= L; i += 2) {
     cpx<T> p0{T(0), T(0)}, q0{T(0), T(0)}, p1{T(0), T(0)}, q1{T(0), T(0)};
@@ -263,4 +265,4 @@ WHAM_M2L_UNROLL
   });
 }
 
-}  // namespace wham::detail::m2l
+}  // namespace wham::detail::fmm

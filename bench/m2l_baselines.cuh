@@ -1,17 +1,9 @@
-/// \file wham/detail/m2l/baselines.cuh
-/// \brief The two M2L baselines the benchmark measures beside the fused kernels:
-///
-///   direct:        one thread per pair, S_n^m(delta) by the spec's recurrences into
-///                  a local array, then the O(p^4) double sum (public as
-///                  m2l_path::direct; also the GPU ground truth).
-///   materialised:  jaccpot v0's structure: a first kernel builds the dense per-pair
-///                  rotation blocks (to z: B^T Dz(beta) B^T Dz(alpha), from z:
-///                  Dz(-alpha) B Dz(-beta) B, per degree) and writes them to device
-///                  memory, a second kernel reads them back and applies them around
-///                  the z-translation. Needs a workspace of
-///                  materialised_workspace_bytes<T>(p, num_pairs) bytes.
-///
-/// Both take the order at run time (0..20) and work per thread in local memory.
+// The materialised-blocks M2L baseline that bench_m2l measures beside the fused kernels
+// (and test_m2l_gpu checks): jaccpot v0's structure. A first kernel builds the dense
+// per-pair rotation blocks (to z: B^T Dz(beta) B^T Dz(alpha), from z: Dz(-alpha) B Dz(-beta)
+// B, per degree) and writes them to device memory; a second reads them back and applies
+// them around the z-translation. Needs a workspace of materialised_workspace_bytes<T>(p, n)
+// bytes. Run-time order (0..20), local memory, one thread a pair.
 #pragma once
 
 #include <wham/detail/m2l/blocks.cuh>
@@ -22,7 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace wham::detail::m2l {
+namespace wham_bench {
+
+using wham::detail::m2l::cpx;
+using wham::detail::m2l::max_table_order;
+using wham::detail::m2l::swap_constants;
+using wham::detail::m2l::swap_offset;
 
 /// B_l[i][j], i, j in -l..l, from a folded table.
 template <class T>
@@ -33,63 +30,7 @@ __host__ __device__ __forceinline__ T swap_entry(const T* b, int l, int i, int j
   return neg ? -v : v;
 }
 
-inline constexpr int baseline_block_threads = 128;
-
-template <class T>
-__global__ void __launch_bounds__(baseline_block_threads)
-    m2l_direct_kernel(const cpx<T>* __restrict__ multipoles, const T* __restrict__ deltas,
-                      cpx<T>* __restrict__ locals, std::int64_t num_pairs, int p) {
-  const std::int64_t pair = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (pair >= num_pairs) return;
-  constexpr int CM = (max_table_order + 1) * (max_table_order + 1);
-  const int C = (p + 1) * (p + 1);
-  cpx<T> S[CM];
-  const T x = deltas[3 * pair], y = deltas[3 * pair + 1], z = deltas[3 * pair + 2];
-  const T r2 = x * x + y * y + z * z;
-  const T inv_r2 = T(1) / r2;
-  const cpx<T> xy{x, y};
-  S[0] = {T(1) / sqrt(r2), T(0)};
-  for (int m = 0; m <= p; ++m) {
-    if (m > 0) S[m * m + 2 * m] = scale(S[(m - 1) * (m - 1) + 2 * (m - 1)] * xy, T(2 * m - 1) * inv_r2);
-    if (m + 1 <= p) S[(m + 1) * (m + 1) + (m + 1) + m] = scale(S[m * m + 2 * m], T(2 * m + 1) * z * inv_r2);
-    for (int n = m + 2; n <= p; ++n) {
-      const cpx<T> a = S[(n - 1) * (n - 1) + (n - 1) + m], b = S[(n - 2) * (n - 2) + (n - 2) + m];
-      S[n * n + n + m] = scale(scale(a, T(2 * n - 1) * z) - scale(b, T((n + m - 1) * (n - m - 1))), inv_r2);
-    }
-  }
-  for (int n = 1; n <= p; ++n) {
-    for (int m = 1; m <= n; ++m) {
-      const cpx<T> v = S[n * n + n + m];
-      S[n * n + n - m] = (m & 1) ? cpx<T>{-v.re, v.im} : cpx<T>{v.re, -v.im};
-    }
-  }
-  const cpx<T>* M = multipoles + pair * C;
-  cpx<T>* L = locals + pair * C;
-  for (int n = 0; n <= p; ++n) {
-    for (int m = -n; m <= n; ++m) {
-      cpx<T> acc{T(0), T(0)};
-      for (int k = 0; k <= p - n; ++k) {
-        const int j = n + k;
-        for (int l = -k; l <= k; ++l) {
-          const cpx<T> t = M[k * k + k + l] * S[j * j + j + m - l];
-          acc = (l & 1) ? acc - t : acc + t;
-        }
-      }
-      L[n * n + n + m] = acc;
-    }
-  }
-}
-
-template <class T>
-void launch_direct(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
-                   std::int64_t num_pairs, cudaStream_t stream) {
-  const std::int64_t blocks = (num_pairs + baseline_block_threads - 1) / baseline_block_threads;
-  m2l_direct_kernel<T><<<dim3(unsigned(blocks)), baseline_block_threads, 0, stream>>>(
-      multipoles, deltas, locals, num_pairs, p);
-  WHAM_CHECK_LAUNCH("m2l_direct_kernel");
-}
-
-// ---- materialised rotation blocks --------------------------------------------------
+inline constexpr int materialised_block_threads = 128;
 
 /// Complex entries of one pair's blocks: to z and from z, (2l+1)^2 each, l = 0..p.
 __host__ __device__ constexpr std::int64_t materialised_entries(int p) {
@@ -105,7 +46,7 @@ constexpr std::size_t materialised_workspace_bytes(int p, std::int64_t num_pairs
 
 /// Entry e of the pair at W[e * num_pairs + pair] (coalesced over pairs).
 template <class T>
-__global__ void __launch_bounds__(baseline_block_threads)
+__global__ void __launch_bounds__(materialised_block_threads)
     m2l_build_blocks_kernel(const T* __restrict__ deltas, cpx<T>* __restrict__ work,
                             std::int64_t num_pairs, int p) {
   const std::int64_t pair = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -153,7 +94,7 @@ __global__ void __launch_bounds__(baseline_block_threads)
 }
 
 template <class T>
-__global__ void __launch_bounds__(baseline_block_threads)
+__global__ void __launch_bounds__(materialised_block_threads)
     m2l_apply_blocks_kernel(const cpx<T>* __restrict__ multipoles, const T* __restrict__ deltas,
                             const cpx<T>* __restrict__ work, cpx<T>* __restrict__ locals,
                             std::int64_t num_pairs, int p) {
@@ -206,14 +147,15 @@ __global__ void __launch_bounds__(baseline_block_threads)
 template <class T>
 void launch_materialised(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* locals,
                          std::int64_t num_pairs, void* workspace, cudaStream_t stream) {
-  const std::int64_t blocks = (num_pairs + baseline_block_threads - 1) / baseline_block_threads;
+  const std::int64_t blocks =
+      (num_pairs + materialised_block_threads - 1) / materialised_block_threads;
   auto* work = static_cast<cpx<T>*>(workspace);
-  m2l_build_blocks_kernel<T><<<dim3(unsigned(blocks)), baseline_block_threads, 0, stream>>>(
+  m2l_build_blocks_kernel<T><<<dim3(unsigned(blocks)), materialised_block_threads, 0, stream>>>(
       deltas, work, num_pairs, p);
   WHAM_CHECK_LAUNCH("m2l_build_blocks_kernel");
-  m2l_apply_blocks_kernel<T><<<dim3(unsigned(blocks)), baseline_block_threads, 0, stream>>>(
+  m2l_apply_blocks_kernel<T><<<dim3(unsigned(blocks)), materialised_block_threads, 0, stream>>>(
       multipoles, deltas, work, locals, num_pairs, p);
   WHAM_CHECK_LAUNCH("m2l_apply_blocks_kernel");
 }
 
-}  // namespace wham::detail::m2l
+}  // namespace wham_bench

@@ -1,7 +1,7 @@
-/// \file wham/detail/m2l/class_tensor.cuh
+/// \file wham/detail/fmm/class_tensor.cuh
 /// \brief The class operator of class_operator.cuh, L = Psi^* d^T Z d Psi M, on FP64
 /// tensor cores: one warp applies it to the records of four pairs that share a class (the
-/// grouped class schedule in double, detail/fmm/class_groups.cuh).
+/// grouped class schedule in double, class_groups.cuh).
 ///
 /// The records are complex rows in shared memory, one row a coefficient, one column a pair
 /// (row stride class_tensor_stride). Read as reals, four pairs are eight columns, the real
@@ -12,9 +12,8 @@
 ///   - d_L and d_L^T: the folded table of the class (class_operator.cuh). Rows i and
 ///     columns j = 0..L of A and B go to two accumulators, P = A u and Q = B v. Each lane
 ///     folds its own operands as it loads them (u_j = x_j + (-1)^j x_-j, v_j = x_j -
-///     (-1)^j x_-j, after Psi on the way in): a separate fold pass in place, with its
-///     own __syncwarp, took the same time (H200, 16^3 level, p = 13, 16: 2686, 4073 us
-///     with it, 2771, 4144 without, in two runs), with one more barrier a degree.
+///     (-1)^j x_-j, after Psi on the way in); a separate fold pass in place took the same
+///     time with one more barrier a degree.
 ///   - Z, one product per order m: A[i][j] = (|m| + i + |m| + j)! where that is at most p,
 ///     else 0 (a table of factorials padded with zeros). The z rows come from rows
 ///     k = |m|..p of the rotated multipole, in place.
@@ -22,10 +21,11 @@
 /// between warps: __syncwarp between the reads and the writes of a product.
 #pragma once
 
-#include <wham/detail/m2l/class_operator.cuh>
-#include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/arch/mma.cuh>
+#include <wham/detail/fmm/class_operator.cuh>
+#include <wham/detail/m2l/blocks.cuh>
 
-namespace wham::detail::m2l {
+namespace wham::detail::fmm {
 
 /// Complex entries a record row. 34 = 2 (mod 8): the operand loads of a quarter warp (16
 /// bytes, rows c + lane % 4 of one pair) fall in four distinct 16-byte bank groups.
@@ -102,8 +102,8 @@ WHAM_M2L_UNROLL
     acc_p[mt][0] = acc_p[mt][1] = acc_q[mt][0] = acc_q[mt][1] = 0.0;
 WHAM_M2L_UNROLL
     for (int ks = 0; ks < KT; ++ks) {
-      tensor_mma(acc_p[mt], aa[mt][ks], bu[ks]);
-      tensor_mma(acc_q[mt], ab[mt][ks], bv[ks]);
+      arch::mma_m8n8k4_f64(acc_p[mt][0], acc_p[mt][1], aa[mt][ks], bu[ks]);
+      arch::mma_m8n8k4_f64(acc_q[mt][0], acc_q[mt][1], ab[mt][ks], bv[ks]);
     }
   }
   __syncwarp();  // every lane's operands read before emit writes the rows back
@@ -165,7 +165,9 @@ WHAM_M2L_UNROLL
     for (int mt = 0; mt < MT; ++mt) {
       acc[mt][0] = acc[mt][1] = 0.0;
 WHAM_M2L_UNROLL
-      for (int ks = 0; ks < KT; ++ks) tensor_mma(acc[mt], a[mt][ks], b[ks]);
+      for (int ks = 0; ks < KT; ++ks) {
+        arch::mma_m8n8k4_f64(acc[mt][0], acc[mt][1], a[mt][ks], b[ks]);
+      }
     }
     __syncwarp();
 WHAM_M2L_UNROLL
@@ -196,26 +198,24 @@ __device__ __forceinline__ void class_tensor_backward(const class_tensor_cols& w
 
 /// The whole operator on the warp's columns: way in for every degree, the z products,
 /// then the way out to `out` (every lane calls it; a warp whose `live` is 0 must not).
-/// Two warps a tile (16 a block, 128 registers, degrees and z orders shared, a named barrier
-/// over the pair between the phases) ran 4-8% faster from p = 12 (H200, 16^3 level:
-/// p = 12 2466 -> 2314 us, 13 2764 -> 2557, 16 4123 -> 3978), but compute-sanitizer's
-/// racecheck reported hazards between the tables of one run and the reads of the last
-/// across its named barriers: not kept.
+/// (Two warps a tile, sharing degrees over named barriers, ran 4-8% faster from p = 12 on an
+/// H200, but compute-sanitizer's racecheck reported hazards across those barriers.)
 template <int P, class Out>
 __device__ __forceinline__ void class_tensor_apply(const class_tensor_cols& w, const double* fold,
                                                    const cpx<double>* psi, const double* ir,
                                                    const double* fz, Out&& out) {
-  static_for<0, P + 1>([&](auto Lc) {
+  m2l::static_for<0, P + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     class_tensor_forward<L>(w, fold, psi, ir[L + 1]);
   });
   __syncwarp();  // every degree rotated before the z products read across degrees
-  static_for<0, P + 1>([&](auto Ac) { class_tensor_z<decltype(Ac)::value, P>(w, fz, ir); });
+  m2l::static_for<0, P + 1>(
+      [&](auto Ac) { class_tensor_z<decltype(Ac)::value, P>(w, fz, ir); });
   __syncwarp();  // every z row written before the way out reads them
-  static_for<0, P + 1>([&](auto Lc) {
+  m2l::static_for<0, P + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     class_tensor_backward<L>(w, fold, psi, out);
   });
 }
 
-}  // namespace wham::detail::m2l
+}  // namespace wham::detail::fmm

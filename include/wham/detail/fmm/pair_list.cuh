@@ -1,0 +1,177 @@
+/// \file wham/detail/fmm/pair_list.cuh
+/// \brief What every accumulate and class schedule reads: the pair list (device pointers,
+/// the displacement's source), each pair's displacement or rotation data by that source,
+/// and the two ways a value is added to its target (atomic, or by the target's owner).
+///
+/// Geometry: the displacement of pair i is `deltas[i]`, or
+/// `centers[tgt[i]] - centers[src[i]]`, or `class_deltas[cls[i]]` (class form: each block
+/// makes the rotation data of every class once, e^{i alpha}, e^{i beta}, 1/r, into shared
+/// memory; threads raise them to the powers their order needs).
+#pragma once
+
+#include <wham/detail/m2l/blocks.cuh>
+
+#include <cstdint>
+
+namespace wham::detail::fmm {
+
+using m2l::cpx;
+
+/// Where a pair's displacement comes from.
+enum class geometry : int { pair_deltas = 0, centers = 1, classes = 2 };
+
+/// Everything a launch needs (device pointers; `cls` only for the class form).
+template <class T>
+struct pair_list {
+  const cpx<T>* multipoles;
+  cpx<T>* locals;
+  const std::int32_t* src;
+  const std::int32_t* tgt;
+  const std::int32_t* cls;
+  const T* geo;  ///< deltas [num_pairs][3] | centers [cells][3] | class deltas [classes][3]
+  int num_classes;
+  geometry mode;
+  std::int64_t num_pairs;
+};
+
+/// Largest class table the class form takes (shared memory: 5 values a class).
+inline constexpr int max_classes = 1024;
+
+/// Rotation data of one displacement class, made once per block.
+template <class T>
+struct class_rotation {
+  cpx<T> ea;  ///< e^{i alpha}
+  cpx<T> eb;  ///< e^{i beta}
+  T inv_r;    ///< 1 / r
+  T pad;
+};
+
+template <class T>
+__device__ __forceinline__ class_rotation<T> make_class_rotation(const T* d) {
+  const T x = d[0], y = d[1], z = d[2];
+  const T rho2 = x * x + y * y;
+  const T rho = sqrt(rho2);
+  const T inv_r = T(1) / sqrt(rho2 + z * z);
+  class_rotation<T> c;
+  c.ea = {T(1), T(0)};
+  if (rho > T(0)) {
+    const T inv_rho = T(1) / rho;
+    c.ea = {y * inv_rho, x * inv_rho};
+  }
+  c.eb = {z * inv_r, -rho * inv_r};
+  c.inv_r = inv_r;
+  c.pad = T(0);
+  return c;
+}
+
+/// Every block fills the class table (call before the block's first __syncthreads).
+template <class T>
+__device__ __forceinline__ void load_class_table(const pair_list<T>& l, class_rotation<T>* table) {
+  if (l.mode != geometry::classes) return;
+  for (int c = threadIdx.x; c < l.num_classes; c += blockDim.x) {
+    table[c] = make_class_rotation(l.geo + 3 * std::int64_t(c));
+  }
+}
+
+/// The direction powers and 1/r of pair i (source s, target t, class k).
+template <int P, class T>
+__device__ __forceinline__ void pair_direction(const pair_list<T>& l,
+                                               const class_rotation<T>* table, std::int64_t i,
+                                               std::int32_t s, std::int32_t t, std::int32_t k,
+                                               m2l::direction<P, T>& dir, T& inv_r) {
+  if (l.mode == geometry::classes) {
+    class_rotation<T> c;
+    if (k >= 0 && k < l.num_classes) {
+      c = table[k];
+    } else {  // a class id out of range: the pair's result is NaN, visibly
+      const T nan = T(0) / T(0);
+      c = {{nan, nan}, {nan, nan}, nan, nan};
+    }
+    dir.ea[0] = {T(1), T(0)};
+    dir.eb[0] = {T(1), T(0)};
+#pragma unroll
+    for (int m = 1; m <= P; ++m) {
+      dir.ea[m] = dir.ea[m - 1] * c.ea;
+      dir.eb[m] = dir.eb[m - 1] * c.eb;
+    }
+    inv_r = c.inv_r;
+    return;
+  }
+  T x, y, z;
+  if (l.mode == geometry::pair_deltas) {
+    const T* d = l.geo + 3 * i;
+    x = d[0];
+    y = d[1];
+    z = d[2];
+  } else {
+    const T* a = l.geo + 3 * std::int64_t(t);
+    const T* b = l.geo + 3 * std::int64_t(s);
+    x = a[0] - b[0];
+    y = a[1] - b[1];
+    z = a[2] - b[2];
+  }
+  dir = m2l::make_direction<P>(x, y, z);
+  inv_r = m2l::inverse_distance(x, y, z);
+}
+
+/// The displacement of pair i (warp schedule: warp_m2l makes its own powers).
+template <class T>
+__device__ __forceinline__ void pair_delta(const pair_list<T>& l, std::int64_t i, std::int32_t s,
+                                           std::int32_t t, std::int32_t k, T& x, T& y, T& z) {
+  const T* d;
+  if (l.mode == geometry::pair_deltas) {
+    d = l.geo + 3 * i;
+  } else if (l.mode == geometry::classes) {
+    if (k < 0 || k >= l.num_classes) {
+      x = y = z = T(0) / T(0);
+      return;
+    }
+    d = l.geo + 3 * std::int64_t(k);
+  } else {
+    const T* a = l.geo + 3 * std::int64_t(t);
+    const T* b = l.geo + 3 * std::int64_t(s);
+    x = a[0] - b[0];
+    y = a[1] - b[1];
+    z = a[2] - b[2];
+    return;
+  }
+  x = d[0];
+  y = d[1];
+  z = d[2];
+}
+
+/// The unpowered rotation angles and 1/r of pair i (split schedule).
+template <class T>
+__device__ __forceinline__ void pair_angles(const pair_list<T>& l, const class_rotation<T>* table,
+                                            std::int64_t i, std::int32_t s, std::int32_t t,
+                                            std::int32_t k, m2l::angles<T>& a, T& inv_r) {
+  if (l.mode == geometry::classes) {
+    if (k >= 0 && k < l.num_classes) {
+      const class_rotation<T> c = table[k];
+      a = {c.ea, c.eb};
+      inv_r = c.inv_r;
+    } else {  // a class id out of range: the pair's result is NaN, visibly
+      const T nan = T(0) / T(0);
+      a = {{nan, nan}, {nan, nan}};
+      inv_r = nan;
+    }
+    return;
+  }
+  T x, y, z;
+  pair_delta(l, i, s, t, k, x, y, z);
+  a = m2l::make_angles(x, y, z);
+  inv_r = m2l::inverse_distance(x, y, z);
+}
+
+template <class T>
+__device__ __forceinline__ void add_atomic(cpx<T>* locals, std::int64_t index, cpx<T> v) {
+  atomicAdd(&locals[index].re, v.re);
+  atomicAdd(&locals[index].im, v.im);
+}
+
+template <class T>
+__device__ __forceinline__ void add_owned(cpx<T>* locals, std::int64_t index, cpx<T> v) {
+  locals[index] = locals[index] + v;
+}
+
+}  // namespace wham::detail::fmm

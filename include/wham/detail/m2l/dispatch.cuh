@@ -1,0 +1,129 @@
+/// \file wham/detail/m2l/dispatch.cuh
+/// \brief The single place an M2L schedule is chosen: `automatic`'s choice by order, type
+/// and device (also the accumulate forms', detail/fmm/dispatch.cuh), the tensor schedule's
+/// choice of kernel by device, and the launch of a schedule with its availability checks.
+#pragma once
+
+#include <wham/detail/arch/probe.cuh>
+#include <wham/detail/device.cuh>
+#include <wham/detail/m2l/direct.cuh>
+#include <wham/detail/m2l/split.cuh>
+#include <wham/detail/m2l/tensor.cuh>
+#include <wham/detail/m2l/tensor_wide.cuh>
+#include <wham/detail/m2l/thread.cuh>
+#include <wham/detail/m2l/tuning.cuh>
+#include <wham/detail/m2l/warp.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace wham::detail::m2l {
+
+/// The schedules (wham::m2l_path less `automatic`).
+enum class schedule { thread, split, warp, tensor, direct };
+
+/// Whether the wide tensor schedule runs on the current device: its body traps below
+/// __CUDA_ARCH__ 900, so a build for sm_80 alone, running on an H100, keeps the four-pair one.
+inline bool wide_supported() { return arch::compiled_for_sm90(); }
+
+/// Whether `automatic` takes the tensor schedule at order p (the device is asked only at
+/// the orders where the answer depends on it).
+template <class T>
+bool automatic_takes_tensor(int p) {
+  if constexpr (std::is_same_v<T, double>) {
+    return p >= tensor_min_order || (p >= wide_min_order && wide_supported());
+  } else {
+    return p >= wide_float_min_order && wide_supported();
+  }
+}
+
+/// `automatic` among the scalar schedules: thread, then split, then warp.
+template <class T>
+schedule automatic_scalar_schedule(int p) {
+  if (p <= automatic_thread_max_order<T>()) return schedule::thread;
+  return p <= split_max_order ? schedule::split : schedule::warp;
+}
+
+/// `automatic`: the scalar choice, or the tensor schedule from where it is faster.
+template <class T>
+schedule automatic_schedule(int p) {
+  if (p <= automatic_thread_max_order<T>()) return schedule::thread;
+  if (automatic_takes_tensor<T>(p)) return schedule::tensor;
+  return automatic_scalar_schedule<T>(p);
+}
+
+/// The tensor schedule over the caller's pairs: the wide one (policy `wide`) where it runs,
+/// else the four-pair one (policy `four`, sm_80+).
+template <class Wide, class Four>
+void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t stream) {
+  if (wide_supported()) {
+    launch_tensor_wide_tuned(p, wide, stream);
+  } else {
+    launch_tensor(p, four, stream);
+  }
+}
+
+/// Launches schedule `s` for wham::m2l (arguments checked by the caller). A schedule the
+/// caller chose that cannot serve p, T or the device throws wham::error naming the path.
+template <class T>
+void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* deltas,
+            cpx<T>* L, std::int64_t num_pairs, cudaStream_t stream) {
+  switch (s) {
+    case schedule::thread:
+      if (p > thread_max_order) {
+        throw_invalid_argument("m2l", "p", p,
+                               "0.." + std::to_string(thread_max_order) + " for m2l_path::thread");
+      }
+      if (chosen_by_caller) {
+        // Before the launch's own check, so the message names the path and the way out
+        // (automatic's thread orders fit every device: test_arguments_host).
+        const std::size_t need = thread_schedule_smem_bytes<T>(p);
+        const std::size_t have = current_device_limits().smem_per_block_optin;
+        if (need > have) {
+          throw_invalid_argument(
+              "m2l", "path", "m2l_path::thread",
+              "automatic, split or warp at p = " + std::to_string(p) + " on this device: the "
+              "thread schedule needs " + std::to_string(need) + " bytes of shared memory a "
+              "block, the device allows " + std::to_string(have));
+        }
+      }
+      launch_thread<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case schedule::split:
+      if (p < split_min_order || p > split_max_order) {
+        throw_invalid_argument("m2l", "p", p,
+                               std::to_string(split_min_order) + ".." +
+                                   std::to_string(split_max_order) + " for m2l_path::split");
+      }
+      launch_split<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case schedule::warp:
+      launch_warp<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case schedule::tensor:
+      if constexpr (std::is_same_v<T, double>) {
+        launch_tensor_any(p, wide_stream<double>{M, deltas, L, num_pairs},
+                          tensor_stream{M, deltas, L, num_pairs}, stream);
+      } else {
+        // Float runs the wide schedule only (sm_90), computing in double.
+        if (!wide_supported()) {
+          throw_invalid_argument(
+              "m2l", "path", "m2l_path::tensor",
+              "a path other than tensor for float below compute capability 9.0 (float runs "
+              "the sm_90 wide tensor schedule only)");
+        }
+        launch_tensor_wide_tuned(p, wide_stream<float>{M, deltas, L, num_pairs}, stream);
+      }
+      break;
+    case schedule::direct:
+      launch_direct<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+  }
+}
+
+}  // namespace wham::detail::m2l
