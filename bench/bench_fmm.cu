@@ -150,8 +150,9 @@ __global__ void gather_kernel(const cuda::std::complex<T>* cells, const std::int
 
 /// Pairs per second of wham::m2l (pair streaming) on the list's pairs.
 template <class T>
-double pair_stream_seconds(const level_list& L, const wham_test::device_buffer<cuda::std::complex<T>>& M,
-                           int p, cudaStream_t stream, bool once_per_run = false) {
+double pair_stream_seconds(const level_list& L,
+                           const wham_test::device_buffer<cuda::std::complex<T>>& M, int p,
+                           cudaStream_t stream, bool once_per_run = false) {
   const int C = (p + 1) * (p + 1);
   // once_per_run: measured once per type, level and order in this process (the
   // variant sweeps repeat them); else measured anew, beside the form it is compared to.
@@ -163,8 +164,8 @@ double pair_stream_seconds(const level_list& L, const wham_test::device_buffer<c
   const std::int64_t n = std::int64_t(L.host.size());
   wham_test::device_buffer<cuda::std::complex<T>> Mp(std::size_t(n) * C), Lp(std::size_t(n) * C);
   wham_test::device_buffer<T> d(narrow<T>(L.pair_deltas));
-  gather_kernel<<<wham_bench::floor_grid(), 256, 0, stream>>>(M.data(), L.src->data(), Mp.data(),
-                                                              n, C);
+  gather_kernel<<<wham_bench::floor_grid(), 256, 0, stream>>>(M.data(), L.src->data(), Mp.data(), n,
+                                                              C);
   WHAM_TEST_CUDA(cudaGetLastError());
   return seen[key] = wham_bench::median_time(
              stream, [&] { wham::m2l(Mp.data(), d.data(), Lp.data(), p, n, stream); }, 5, 1);
@@ -251,9 +252,8 @@ struct cublas_api {
                           const cuDoubleComplex*, int, long long, const cuDoubleComplex*,
                           cuDoubleComplex*, int, long long, int) = nullptr;
   cublasStatus_t (*cgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                          const cuComplex*, const cuComplex*, int, long long, const cuComplex*,
-                          int, long long, const cuComplex*, cuComplex*, int, long long,
-                          int) = nullptr;
+                          const cuComplex*, const cuComplex*, int, long long, const cuComplex*, int,
+                          long long, const cuComplex*, cuComplex*, int, long long, int) = nullptr;
   cublasHandle_t handle = nullptr;
   bool ok = false;
 };
@@ -331,7 +331,8 @@ void BM_cublas_class_gemm(benchmark::State& state) {
       s = api.zgemm(api.handle, CUBLAS_OP_N, CUBLAS_OP_N, C, int(nmax), C, &one,
                     reinterpret_cast<const cuDoubleComplex*>(dA.data()), C, (long long)C * C,
                     reinterpret_cast<const cuDoubleComplex*>(dM.data()), C, (long long)C * nmax,
-                    &zero, reinterpret_cast<cuDoubleComplex*>(dL.data()), C, (long long)C * nmax, K);
+                    &zero, reinterpret_cast<cuDoubleComplex*>(dL.data()), C, (long long)C * nmax,
+                    K);
     } else {
       const cuComplex one{1.0f, 0.0f}, zero{0.0f, 0.0f};
       s = api.cgemm(api.handle, CUBLAS_OP_N, CUBLAS_OP_N, C, int(nmax), C, &one,
@@ -359,9 +360,8 @@ void BM_fmm_split_variant(benchmark::State& state) {
   const level_buffers<T> b(L, 4, P);
   const auto l = b.list(L, wham::detail::fmm::geometry::centers, false);
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::fmm::launch_tile_variant<P, T, 32, 32 * G,
-                                           wham::detail::fmm::translator::split, MinBlocks>(
-        l, false, nullptr);
+    wham::detail::fmm::launch_tile_variant<P, T, 32, 32 * G, wham::detail::fmm::translator::split,
+                                           MinBlocks>(l, false, nullptr);
   });
   state.counters["p"] = P;
   state.counters["warps"] = G;
@@ -376,9 +376,8 @@ void BM_class_groups_warps(benchmark::State& state) {
   const level_list& L = get_level(4);
   const level_buffers<T> b(L, 4, P);
   const auto l = b.list(L, wham::detail::fmm::geometry::classes, true);
-  const double t = wham_bench::run_manual(state, nullptr, [&] {
-    wham::detail::fmm::launch_class_group_schedule<P, T, W>(l, nullptr);
-  });
+  const double t = wham_bench::run_manual(
+      state, nullptr, [&] { wham::detail::fmm::launch_class_group_schedule<P, T, W>(l, nullptr); });
   const double ts = pair_stream_seconds<T>(L, b.M, P, nullptr);
   state.counters["p"] = P;
   state.counters["warps"] = W;
@@ -430,8 +429,8 @@ void BM_class_groups_span(benchmark::State& state) {
   const level_list& L = get_level(level);
   const level_buffers<T> b(L, level, p);
   const device_pairs& g = L.by_tile(planes);
-  const auto l = b.list(L, wham::detail::fmm::geometry::classes, g.src.data(), g.tgt.data(),
-                        g.cls.data());
+  const auto l =
+      b.list(L, wham::detail::fmm::geometry::classes, g.src.data(), g.tgt.data(), g.cls.data());
   bool done = false;
   const double t = wham_bench::run_manual(state, nullptr, [&] {
     wham::detail::arch::static_for<8, 17>([&](auto Pc) {
@@ -455,8 +454,15 @@ void BM_class_groups_span(benchmark::State& state) {
 }
 void span_args(benchmark::internal::Benchmark* b) {
   for (int p : {8, 10, 12, 16}) {
-    for (const auto& ps : {std::pair<int, int>{0, 0}, {0, 32}, {0, 64}, {0, 128}, {2, 64},
-                           {4, 32}, {4, 64}, {4, 128}, {8, 64}}) {
+    for (const auto& ps : {std::pair<int, int>{0, 0},
+                           {0, 32},
+                           {0, 64},
+                           {0, 128},
+                           {2, 64},
+                           {4, 32},
+                           {4, 64},
+                           {4, 128},
+                           {8, 64}}) {
       b->Args({p, 5, ps.first, ps.second});
     }
   }
@@ -487,75 +493,219 @@ void gemm_args(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 1, true)->Name("BM_class_groups_dense<1>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, true)->Name("BM_class_groups_dense<2>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 3, true)->Name("BM_class_groups_dense<3>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, true)->Name("BM_class_groups_dense<4>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 5, true)->Name("BM_class_groups_dense<5>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, true)->Name("BM_class_groups_dense<6>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 7, true)->Name("BM_class_groups_dense<7>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, true)->Name("BM_class_groups_dense<8>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, true)->Name("BM_class_groups_dense<9>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, true)->Name("BM_class_groups_dense<10>")->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 11, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 12, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 13, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 14, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 15, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_tensor, 16, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 3)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 7)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 8)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)->Name("accumulate_atomic<double>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)->Name("accumulate_deterministic<double>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)->Name("class_atomic<double>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)->Name("class_deterministic<double>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)->Name("class_groups<double>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups_tiled)->Name("class_groups_tiled<double>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 8, 2, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 7, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 9, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 10, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm_split_variant, double, 12, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 1, true)
+    ->Name("BM_class_groups_dense<1>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, true)
+    ->Name("BM_class_groups_dense<2>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 3, true)
+    ->Name("BM_class_groups_dense<3>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, true)
+    ->Name("BM_class_groups_dense<4>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 5, true)
+    ->Name("BM_class_groups_dense<5>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, true)
+    ->Name("BM_class_groups_dense<6>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 7, true)
+    ->Name("BM_class_groups_dense<7>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, true)
+    ->Name("BM_class_groups_dense<8>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, true)
+    ->Name("BM_class_groups_dense<9>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, true)
+    ->Name("BM_class_groups_dense<10>")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 2, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 4, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 6, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 8, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 9, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 10, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 11, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 12, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 13, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 14, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 15, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_tensor, 16, false)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 8, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 9, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 10, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 12, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 13, 7)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 7)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, double, 16, 8)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 12, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 6)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 7)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_class_groups_warps, float, 16, 8)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::atomic)
+    ->Name("accumulate_atomic<double>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::deterministic)
+    ->Name("accumulate_deterministic<double>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_atomic)
+    ->Name("class_atomic<double>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_deterministic)
+    ->Name("class_deterministic<double>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups)
+    ->Name("class_groups<double>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, double, variant::class_groups_tiled)
+    ->Name("class_groups_tiled<double>")
+    ->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_class_groups_span, double)->Apply(span_args);
 BENCHMARK_TEMPLATE(BM_class_groups_span, float)->Apply(span_args_float);
-BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)->Name("cublas_class_gemm<double>")->Apply(gemm_args);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)->Name("accumulate_atomic<float>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)->Name("accumulate_deterministic<float>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)->Name("class_atomic<float>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)->Name("class_deterministic<float>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)->Name("class_groups<float>")->Apply(levels_all_p);
-BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups_tiled)->Name("class_groups_tiled<float>")->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_cublas_class_gemm, double)
+    ->Name("cublas_class_gemm<double>")
+    ->Apply(gemm_args);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::atomic)
+    ->Name("accumulate_atomic<float>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::deterministic)
+    ->Name("accumulate_deterministic<float>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_atomic)
+    ->Name("class_atomic<float>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_deterministic)
+    ->Name("class_deterministic<float>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups)
+    ->Name("class_groups<float>")
+    ->Apply(levels_all_p);
+BENCHMARK_TEMPLATE(BM_fmm, float, variant::class_groups_tiled)
+    ->Name("class_groups_tiled<float>")
+    ->Apply(levels_all_p);
 BENCHMARK_TEMPLATE(BM_cublas_class_gemm, float)->Name("cublas_class_gemm<float>")->Apply(gemm_args);
 
 BENCHMARK_MAIN();

@@ -32,8 +32,9 @@ void BM_fwht(benchmark::State& state) {
   const auto path = static_cast<fwht_path>(state.range(2));
   const std::size_t n = std::size_t(1) << log_n;
   const std::int64_t batch =
-      batch_arg > 0 ? batch_arg
-                    : std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
+      batch_arg > 0
+          ? batch_arg
+          : std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
   if (!wham::fwht_path_serves<T>(path, log_n)) {
     state.SkipWithError("path does not serve this log_n");
     return;
@@ -53,10 +54,10 @@ void BM_fwht(benchmark::State& state) {
   // The baseline (one global-memory pass a stage) timed on the same buffers, few
   // repetitions at 1 GiB where it is slow; its own rows read 1.
   const bool large = in.bytes() >= (std::size_t(1) << 30);
-  const double base_s = path == fwht_path::baseline
-                            ? 0.0
-                            : wham_bench::median_time(stream, run(fwht_path::baseline),
-                                                      large ? 3 : 7, 1);
+  const double base_s =
+      path == fwht_path::baseline
+          ? 0.0
+          : wham_bench::median_time(stream, run(fwht_path::baseline), large ? 3 : 7, 1);
   const double t = wham_bench::run_manual(state, stream, run(path));
   wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
   state.counters["speedup_vs_baseline"] =
@@ -75,8 +76,8 @@ void fwht_args(benchmark::internal::Benchmark* b) {
   const int fmax = max_fused_h200(int(sizeof(T)));
   for (std::int64_t batch : {std::int64_t(64), std::int64_t(0)}) {
     for (int log_n = batch == 0 ? 0 : 10; log_n <= 28; ++log_n) {
-      if (batch == 64 && 2.0 * 64.0 * double(sizeof(T)) * double(std::int64_t(1) << log_n) >
-                             16.0 * (1 << 30)) {
+      if (batch == 64 &&
+          2.0 * 64.0 * double(sizeof(T)) * double(std::int64_t(1) << log_n) > 16.0 * (1 << 30)) {
         continue;
       }
       if (log_n <= fmax) b->Args({log_n, batch, int(fwht_path::fused)});

@@ -1,12 +1,11 @@
 // IQP encoder throughput: n = 4..20 x batch {1, 64, large (output >= 512 MiB)}
-// x output type x path (variant iqp), and iqp_z's product path at n = 4..24. Counters (bench/common.cuh): median_us, GB/s of the
-// output written once, floor_frac against a plain write over the same output
-// buffer (the faster of a 16-byte write kernel and cudaMemsetAsync, measured in the
-// same run), and speedup_vs_baseline against the
-// baseline path timed in the same run on the same buffers; io_floor_frac against a
-// kernel that also reads the parameters (the traffic the write floor leaves out), and
-// io_bound, the most floor_frac can be given that read. BM_iqp_float_params: complex64
-// from float parameters at large batch, n = 4..13.
+// x output type x path (variant iqp), and iqp_z's product path at n = 4..24. Counters
+// (bench/common.cuh): median_us, GB/s of the output written once, floor_frac against a plain write
+// over the same output buffer (the faster of a 16-byte write kernel and cudaMemsetAsync, measured
+// in the same run), and speedup_vs_baseline against the baseline path timed in the same run on the
+// same buffers; io_floor_frac against a kernel that also reads the parameters (the traffic the
+// write floor leaves out), and io_bound, the most floor_frac can be given that read.
+// BM_iqp_float_params: complex64 from float parameters at large batch, n = 4..13.
 #include <wham/iqp.cuh>
 
 #include "common.cuh"
@@ -30,7 +29,9 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
   const int n = static_cast<int>(state.range(0));
   const std::int64_t dim = std::int64_t(1) << n;
   std::int64_t batch = state.range(1);
-  if (batch == 0) batch = std::max<std::int64_t>(1, (large_bytes + dim * std::int64_t(sizeof(Out)) - 1) / (dim * std::int64_t(sizeof(Out))));
+  if (batch == 0)
+    batch = std::max<std::int64_t>(
+        1, (large_bytes + dim * std::int64_t(sizeof(Out)) - 1) / (dim * std::int64_t(sizeof(Out))));
   const auto path = static_cast<wham::iqp_path>(state.range(2));
   if (!wham::iqp_path_serves<Out>(path, n, variant)) {
     state.SkipWithError("path does not serve n");
@@ -57,7 +58,8 @@ void iqp_case(benchmark::State& state, wham::iqp_variant variant) {
   const double io_floor_s =
       wham_bench::read_write_floor(params.data(), param_bytes, states.data(), size.bytes, stream);
   // The baseline once per case, few repetitions where it is slow.
-  const double base_s = wham_bench::median_time(stream, run(wham::iqp_path::baseline), large ? 3 : 7, 1);
+  const double base_s =
+      wham_bench::median_time(stream, run(wham::iqp_path::baseline), large ? 3 : 7, 1);
   const double t = wham_bench::run_manual(state, stream, run(path));
   wham_bench::set_common_counters(state, t, double(size.bytes), floor_s);
   state.counters["speedup_vs_baseline"] = t > 0 ? base_s / t : 0.0;

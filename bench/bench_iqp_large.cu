@@ -23,8 +23,9 @@ void BM_iqp_large(benchmark::State& state) {
   const auto path = static_cast<wham::iqp_path>(state.range(2));
   const std::size_t N = std::size_t(1) << n;
   const std::int64_t batch =
-      batch_arg > 0 ? batch_arg
-                    : std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(N * sizeof(Out)));
+      batch_arg > 0
+          ? batch_arg
+          : std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(N * sizeof(Out)));
   if (!wham::iqp_path_serves<Out>(path, n)) {
     state.SkipWithError("path does not serve n");
     return;
@@ -54,8 +55,8 @@ template <class Out>
 void iqp_large_args(benchmark::internal::Benchmark* b) {
   for (std::int64_t batch : {std::int64_t(64), std::int64_t(0)}) {
     for (int n = 14; n <= 28; ++n) {
-      if (batch == 64 && 64.0 * double(sizeof(Out)) * double(std::int64_t(1) << n) >
-                             16.0 * (1 << 30)) {
+      if (batch == 64 &&
+          64.0 * double(sizeof(Out)) * double(std::int64_t(1) << n) > 16.0 * (1 << 30)) {
         continue;
       }
       b->Args({n, batch, int(wham::iqp_path::automatic)});

@@ -96,12 +96,24 @@ void BM_m2l(benchmark::State& state) {
   using wham::detail::m2l::cpx;
   auto run = [&](bench_path k) {
     switch (k) {
-      case automatic: wham::m2l(M.data(), d.data(), L.data(), p, n, stream); break;
-      case thread: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::thread); break;
-      case warp: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::warp); break;
-      case split: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::split); break;
-      case tensor: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::tensor); break;
-      case direct: wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::direct); break;
+      case automatic:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream);
+        break;
+      case thread:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::thread);
+        break;
+      case warp:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::warp);
+        break;
+      case split:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::split);
+        break;
+      case tensor:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::tensor);
+        break;
+      case direct:
+        wham::m2l(M.data(), d.data(), L.data(), p, n, stream, wham::m2l_path::direct);
+        break;
       case materialised:
         wham_bench::launch_materialised<T>(p, reinterpret_cast<const cpx<T>*>(M.data()), d.data(),
                                            reinterpret_cast<cpx<T>*>(L.data()), n, work.data(),
@@ -115,11 +127,13 @@ void BM_m2l(benchmark::State& state) {
   state.counters["p"] = p;
   state.counters["pairs"] = double(n);
   state.counters["Mpairs/s"] = t > 0 ? double(n) / t * 1e-6 : 0.0;
-  state.counters["GFLOP/s"] = t > 0 ? wham::detail::m2l::flops_per_pair(p) * double(n) / t * 1e-9 : 0.0;
+  state.counters["GFLOP/s"] =
+      t > 0 ? wham::detail::m2l::flops_per_pair(p) * double(n) / t * 1e-9 : 0.0;
   state.counters["flops_per_pair"] = wham::detail::m2l::flops_per_pair(p);
   if (path == automatic) {
     if (!(n >= 1000000 && p > 12)) {
-      const double td = wham_bench::median_time(stream, [&] { run(direct); }, 3, 1);
+      const double td = wham_bench::median_time(
+          stream, [&] { run(direct); }, 3, 1);
       state.counters["direct_us"] = td * 1e6;
       state.counters["speedup_direct"] = td / t;
     }
@@ -182,8 +196,8 @@ void run_m2l_variant(benchmark::State& state, Launch launch) {
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const double bytes = double(n) * (2.0 * C * sizeof(Z) + 3.0 * sizeof(T));
   const double t = wham_bench::run_manual(state, nullptr, [&] {
-    launch(reinterpret_cast<const cpx<T>*>(M.data()), d.data(),
-           reinterpret_cast<cpx<T>*>(L.data()), n);
+    launch(reinterpret_cast<const cpx<T>*>(M.data()), d.data(), reinterpret_cast<cpx<T>*>(L.data()),
+           n);
   });
   const double floor_s = wham_bench::copy_floor(
       M.data(), L.data(), std::min(std::size_t(bytes / 2) / 16 * 16, M.bytes()), nullptr);
@@ -214,25 +228,61 @@ void BM_m2l_split_variant(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 1, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 7, 2, 5)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 9, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 10, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 1, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, float, 10, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_split_variant, float, 12, 2, 0)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 1, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 4, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 8, 2, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 7, 2, 5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 9, 2, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 10, 2, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 1, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, double, 12, 2, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, float, 10, 2, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_split_variant, float, 12, 2, 0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_TEMPLATE(BM_m2l_variant, double, 7, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 32, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, double, 6, 128, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, float, 7, 128, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, float, 8, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_TEMPLATE(BM_m2l_variant, float, 5, 64, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 7, 64, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 64, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 8, 32, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, double, 6, 128, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 7, 128, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 8, 64, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_m2l_variant, float, 5, 64, true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_TEMPLATE(BM_m2l, double)->Apply(m2l_args<double>);
 BENCHMARK_TEMPLATE(BM_m2l, float)->Apply(m2l_args<float>);

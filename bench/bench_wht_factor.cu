@@ -60,8 +60,8 @@ __device__ __forceinline__ void dense_h8(T (&v)[rows8]) {
 /// Forms 0 and 1: one thread a column.
 template <class T, int Form>
 __global__ void __launch_bounds__(256)
-    factor_thread_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t cols,
-                         int reps, T scale) {
+    factor_thread_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t cols, int reps,
+                         T scale) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < cols;
        c += stride) {
@@ -87,15 +87,15 @@ __global__ void __launch_bounds__(256)
 /// A: lane holds A[lane / 4][lane % 4 (+ 4 for the second k-step)]; B: B[lane % 4
 /// (+ 4)][lane / 4]; D: D[lane / 4][2 (lane % 4) + {0, 1}].
 __global__ void __launch_bounds__(256)
-    factor_mma_kernel(const double* __restrict__ in, double* __restrict__ out,
-                      std::int64_t cols, int reps, double scale) {
+    factor_mma_kernel(const double* __restrict__ in, double* __restrict__ out, std::int64_t cols,
+                      int reps, double scale) {
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2, q = lane & 3;
   const double b0 = h8_sign(q, g), b1 = h8_sign(q + 4, g);
   const std::int64_t tiles = cols / 8;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x / 32) + (threadIdx.x >> 5);
-       t < tiles; t += warps) {
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x / 32) + (threadIdx.x >> 5); t < tiles;
+       t += warps) {
     const std::int64_t c = t * 8 + g;
     double a0 = in[q * cols + c], a1 = in[(q + 4) * cols + c];
     double d[2] = {0.0, 0.0};

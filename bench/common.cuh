@@ -123,8 +123,8 @@ inline double write_floor(void* out, std::size_t bytes, cudaStream_t stream) {
                                                  make_int4(0x3f800000, 1, 2, 3));
     WHAM_TEST_CUDA(cudaGetLastError());
   });
-  const double driver = median_time(
-      stream, [&] { WHAM_TEST_CUDA(cudaMemsetAsync(out, 0x3f, bytes, stream)); });
+  const double driver =
+      median_time(stream, [&] { WHAM_TEST_CUDA(cudaMemsetAsync(out, 0x3f, bytes, stream)); });
   return std::min(kernel, driver);
 }
 

@@ -81,7 +81,8 @@ __global__ void __launch_bounds__(materialised_block_threads)
         work[(e++) * num_pairs + pair] = acc * pa[p + k];
       }
     }
-    for (int m = -l; m <= l; ++m) {  // from z: [m][k] = e^{-i m alpha} sum_j B[m][j] e^{-i j beta} B[j][k]
+    for (int m = -l; m <= l;
+         ++m) {  // from z: [m][k] = e^{-i m alpha} sum_j B[m][j] e^{-i j beta} B[j][k]
       for (int k = -l; k <= l; ++k) {
         cpx<T> acc{T(0), T(0)};
         for (int j = -l; j <= l; ++j) {

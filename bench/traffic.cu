@@ -94,11 +94,11 @@ int run_iqp(int n, const std::string& batch_arg, const std::string& path_name) {
                 make_int4(0x3f800000, 1, 2, 3));
           });
   const char* names[] = {"automatic", "fused", "kronecker", "baseline", "product"};
-  std::printf("point op=iqp type=c%d n=%d batch=%lld path=%s amplitudes=%lld out_bytes=%zu "
-              "param_bytes=%zu floor=write\n",
-              int(sizeof(Out) * 8), n, static_cast<long long>(batch),
-              names[static_cast<int>(resolved)], static_cast<long long>(size.amplitudes),
-              size.bytes, params.bytes());
+  std::printf(
+      "point op=iqp type=c%d n=%d batch=%lld path=%s amplitudes=%lld out_bytes=%zu "
+      "param_bytes=%zu floor=write\n",
+      int(sizeof(Out) * 8), n, static_cast<long long>(batch), names[static_cast<int>(resolved)],
+      static_cast<long long>(size.amplitudes), size.bytes, params.bytes());
   return 0;
 }
 
@@ -127,10 +127,10 @@ int run_fwht(int log_n, const std::string& batch_arg, const std::string& path_na
                 reinterpret_cast<const int4*>(in.data()), reinterpret_cast<int4*>(out.data()),
                 std::int64_t(in.bytes() / 16));
           });
-  std::printf("point op=fwht type=%s n=%d batch=%lld path=%s amplitudes=%zu out_bytes=%zu "
-              "param_bytes=0 floor=copy\n",
-              type_name, log_n, static_cast<long long>(batch), resolved, count,
-              out.bytes());
+  std::printf(
+      "point op=fwht type=%s n=%d batch=%lld path=%s amplitudes=%zu out_bytes=%zu "
+      "param_bytes=0 floor=copy\n",
+      type_name, log_n, static_cast<long long>(batch), resolved, count, out.bytes());
   return 0;
 }
 

@@ -71,8 +71,8 @@ int main() {
   }
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  std::printf("device: %s (fused path up to n = %d for complex64, %d for complex128)\n",
-              prop.name, wham::iqp_fused_max_qubits<cuda::std::complex<float>>(),
+  std::printf("device: %s (fused path up to n = %d for complex64, %d for complex128)\n", prop.name,
+              wham::iqp_fused_max_qubits<cuda::std::complex<float>>(),
               wham::iqp_fused_max_qubits<cuda::std::complex<double>>());
 
   using C = cuda::std::complex<double>;

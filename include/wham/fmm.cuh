@@ -121,8 +121,7 @@ pair_list<T> class_list(const char* f, const cuda::std::complex<T>* multipoles,
                         const T* class_deltas, const std::int32_t* cls, const std::int32_t* src,
                         const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
                         std::int64_t num_pairs, int num_classes, m2l_accumulate_method method) {
-  check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas", num_pairs,
-               method);
+  check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas", num_pairs, method);
   check_range(f, "num_classes", num_classes, 1, max_classes);
   if (num_pairs > 0) check_not_null(f, "cls", cls);
   return {reinterpret_cast<const cpx<T>*>(multipoles),
@@ -160,9 +159,8 @@ pair_list<T> plain_list(const cuda::std::complex<T>* multipoles, const T* geo,
 /// \param num_pairs  >= 0 (0 enqueues nothing; the pointers may then be null)
 template <class T>
 void m2l_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
-                    const std::int32_t* src, const std::int32_t* tgt,
-                    cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
-                    cudaStream_t stream = 0,
+                    const std::int32_t* src, const std::int32_t* tgt, cuda::std::complex<T>* locals,
+                    int p, std::int64_t num_pairs, cudaStream_t stream = 0,
                     m2l_accumulate_method method = m2l_accumulate_method::automatic) {
   detail::fmm::check_common("m2l_accumulate", p, multipoles, locals, src, tgt, deltas, "deltas",
                             num_pairs, method);
@@ -203,8 +201,7 @@ void m2l_accumulate_classes(const cuda::std::complex<T>* multipoles, const T* cl
   const auto l = detail::fmm::class_list("m2l_accumulate_classes", multipoles, class_deltas, cls,
                                          src, tgt, locals, p, num_pairs, num_classes, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(l, p, method == m2l_accumulate_method::deterministic,
-                                    stream);
+  detail::fmm::launch_accumulate<T>(l, p, method == m2l_accumulate_method::deterministic, stream);
 }
 
 /// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
@@ -215,8 +212,7 @@ template <class T>
 void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const T* class_deltas,
                                  const std::int32_t* cls, const std::int32_t* src,
                                  const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
-                                 std::int64_t num_pairs, int num_classes,
-                                 cudaStream_t stream = 0) {
+                                 std::int64_t num_pairs, int num_classes, cudaStream_t stream = 0) {
   const auto l = detail::fmm::class_list("m2l_accumulate_class_groups", multipoles, class_deltas,
                                          cls, src, tgt, locals, p, num_pairs, num_classes,
                                          m2l_accumulate_method::atomic);

@@ -74,10 +74,10 @@ inline std::array<int, 3> uniform_class_displacement(int id) {
 /// Indices are int32: a level has at most 2^30 cells (level <= 10).
 struct interaction_list {
   int level = 0;
-  std::vector<std::int32_t> src;       ///< source cell id per pair
-  std::vector<std::int32_t> tgt;       ///< target cell id per pair
-  std::vector<std::int32_t> cls;       ///< displacement class id per pair (0..315)
-  std::vector<std::int64_t> offsets;   ///< per target: first pair; size targets + 1
+  std::vector<std::int32_t> src;      ///< source cell id per pair
+  std::vector<std::int32_t> tgt;      ///< target cell id per pair
+  std::vector<std::int32_t> cls;      ///< displacement class id per pair (0..315)
+  std::vector<std::int64_t> offsets;  ///< per target: first pair; size targets + 1
   std::size_t size() const { return src.size(); }
 };
 
@@ -247,10 +247,9 @@ inline std::vector<double> pair_deltas(const double* centers, const std::int32_t
   std::vector<double> d(std::size_t(num_pairs) * 3);
   for (std::int64_t i = 0; i < num_pairs; ++i)
     for (int k = 0; k < 3; ++k)
-      d[std::size_t(3 * i + k)] = centers[3 * std::size_t(tgt[i]) + k] -
-                                  centers[3 * std::size_t(src[i]) + k];
+      d[std::size_t(3 * i + k)] =
+          centers[3 * std::size_t(tgt[i]) + k] - centers[3 * std::size_t(src[i]) + k];
   return d;
 }
-
 
 }  // namespace wham

@@ -73,12 +73,18 @@ namespace detail::m2l {
 /// The schedule a caller's path names (not `automatic`).
 inline schedule requested_schedule(m2l_path path) {
   switch (path) {
-    case m2l_path::thread: return schedule::thread;
-    case m2l_path::warp: return schedule::warp;
-    case m2l_path::split: return schedule::split;
-    case m2l_path::direct: return schedule::direct;
-    case m2l_path::tensor: return schedule::tensor;
-    default: throw_invalid_argument("m2l", "path", int(path), "an m2l_path value");
+    case m2l_path::thread:
+      return schedule::thread;
+    case m2l_path::warp:
+      return schedule::warp;
+    case m2l_path::split:
+      return schedule::split;
+    case m2l_path::direct:
+      return schedule::direct;
+    case m2l_path::tensor:
+      return schedule::tensor;
+    default:
+      throw_invalid_argument("m2l", "path", int(path), "an m2l_path value");
   }
 }
 }  // namespace detail::m2l
@@ -118,7 +124,8 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   {
     const std::uint64_t coeff_bytes = std::uint64_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
     if (detail::ranges_overlap(locals, coeff_bytes, multipoles, coeff_bytes) ||
-        detail::ranges_overlap(locals, coeff_bytes, deltas, std::uint64_t(num_pairs * 3) * sizeof(T))) {
+        detail::ranges_overlap(locals, coeff_bytes, deltas,
+                               std::uint64_t(num_pairs * 3) * sizeof(T))) {
       detail::throw_invalid_argument("m2l", "locals", "an overlapping range",
                                      "a buffer apart from multipoles and deltas");
     }

@@ -64,9 +64,8 @@ TEST_CASE("the first call of each public function may be captured into a CUDA gr
     d_out.poison();
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
     const float scale = float(1.0 / std::sqrt(double(n)));
-    capture_and_replay([&](cudaStream_t s) {
-      wham::fwht(d_in.data(), d_out.data(), log_n, batch, scale, s);
-    });
+    capture_and_replay(
+        [&](cudaStream_t s) { wham::fwht(d_in.data(), d_out.data(), log_n, batch, scale, s); });
     const auto got = d_out.download();
     for (std::int64_t b = 0; b < batch; ++b) {
       std::vector<double> want(host.begin() + b * n, host.begin() + (b + 1) * n);
@@ -122,9 +121,8 @@ TEST_CASE("the first call of each public function may be captured into a CUDA gr
     d_captured.poison();
     d_direct.poison();
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
-    capture_and_replay([&](cudaStream_t s) {
-      wham::m2l(d_M.data(), d_d.data(), d_captured.data(), p, pairs, s);
-    });
+    capture_and_replay(
+        [&](cudaStream_t s) { wham::m2l(d_M.data(), d_d.data(), d_captured.data(), p, pairs, s); });
     wham::m2l(d_M.data(), d_d.data(), d_direct.data(), p, pairs);
     WHAM_TEST_CUDA(cudaDeviceSynchronize());
     const auto a = d_captured.download(), b = d_direct.download();

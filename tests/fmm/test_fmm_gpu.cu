@@ -133,8 +133,12 @@ struct device_list {
   wham_test::device_buffer<std::int32_t> src, tgt, cls;
   wham_test::device_buffer<T> deltas, centers, class_deltas;
   explicit device_list(const test_list& l)
-      : src(l.src), tgt(l.tgt), cls(l.cls), deltas(narrow<T>(l.deltas)),
-        centers(narrow<T>(l.centers)), class_deltas(narrow<T>(l.class_deltas)) {}
+      : src(l.src),
+        tgt(l.tgt),
+        cls(l.cls),
+        deltas(narrow<T>(l.deltas)),
+        centers(narrow<T>(l.centers)),
+        class_deltas(narrow<T>(l.class_deltas)) {}
 };
 
 template <class T>
@@ -215,8 +219,8 @@ TEMPLATE_TEST_CASE("m2l accumulate forms match the host reference", "[fmm][gpu]"
   if (kind == 2 && how == method::deterministic) return;  // needs grouped targets
   // Sanitizer runs: p = 2 thread; p = 8 split (double) or thread (float); p = 16 tensor
   // (double, atomic) or warp.
-  if (wham_test::reduced() && (kind == 1 || how == method::automatic ||
-                               (p != 2 && p != 8 && p != 16))) {
+  if (wham_test::reduced() &&
+      (kind == 1 || how == method::automatic || (p != 2 && p != 8 && p != 16))) {
     return;
   }
   // The O(p^4) host reference dominates the run time: fewer pairs at high order.
@@ -276,8 +280,8 @@ void check_class_groups(int p, int kind, Run&& run) {
   using cT = cuda::std::complex<T>;
   CAPTURE(p, kind, wham_test::seed());
   auto gen = wham_test::rng(7400 + 100 * p + kind);
-  test_list h = kind == 0 ? by_class(uniform_list(3))
-                          : random_list(97, p <= 8 ? 3000 : 400, false, gen);
+  test_list h =
+      kind == 0 ? by_class(uniform_list(3)) : random_list(97, p <= 8 ? 3000 : 400, false, gen);
   if (kind == 1) h = by_class(h);
   const std::size_t keep = p <= 8 ? 20000 : 700;  // the O(p^4) host reference
   if (h.src.size() > keep) {  // keep whole classes at the front and a partial one
@@ -348,43 +352,43 @@ TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every
                             int(h.class_deltas.size() / 3),
                             f::geometry::classes,
                             h.size()};
-    wham::detail::arch::static_for<f::class_group_min_order,
-                                   f::class_group_max_order<T>() + 1>([&](auto Pc) {
-      constexpr int P = decltype(Pc)::value;
-      if (P != p) return;
-      if constexpr (std::is_same_v<T, double>) {
-        if (schedule == 1) {
-          f::launch_class_group_schedule<P, T, f::class_tensor_warps, true>(l, 0);
-          return;
-        }
-        if constexpr (f::class_dense_serves<T>(P)) {
-          if (schedule == 2) {
-            REQUIRE(f::launch_class_dense_order<P>(l, 0));
-            return;
-          }
-          if (schedule >= 3) {
-            using atomic_spans = f::dense_config<4, 1, 2, 1, true, false, 16>;
-            using bulk_spans = f::dense_config<4, 1, 2, 1, true, true, 16>;
-            using bulk_gathers =
-                f::dense_config<4, 1, (f::dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
-                                16, true>;
-            REQUIRE(f::dense_layout<P, bulk_spans>::total <=
-                    wham::detail::current_device_limits().smem_per_block_optin);
-            REQUIRE(f::dense_layout<P, bulk_gathers>::total <=
-                    wham::detail::current_device_limits().smem_per_block_optin);
-            if (schedule == 3) {
-              f::launch_class_dense<P, atomic_spans>(l, 0);
-            } else if (schedule == 4) {
-              f::launch_class_dense<P, bulk_spans>(l, 0);
-            } else {
-              f::launch_class_dense<P, bulk_gathers>(l, 0);
+    wham::detail::arch::static_for<f::class_group_min_order, f::class_group_max_order<T>() + 1>(
+        [&](auto Pc) {
+          constexpr int P = decltype(Pc)::value;
+          if (P != p) return;
+          if constexpr (std::is_same_v<T, double>) {
+            if (schedule == 1) {
+              f::launch_class_group_schedule<P, T, f::class_tensor_warps, true>(l, 0);
+              return;
             }
-            return;
+            if constexpr (f::class_dense_serves<T>(P)) {
+              if (schedule == 2) {
+                REQUIRE(f::launch_class_dense_order<P>(l, 0));
+                return;
+              }
+              if (schedule >= 3) {
+                using atomic_spans = f::dense_config<4, 1, 2, 1, true, false, 16>;
+                using bulk_spans = f::dense_config<4, 1, 2, 1, true, true, 16>;
+                using bulk_gathers =
+                    f::dense_config<4, 1, (f::dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
+                                    16, true>;
+                REQUIRE(f::dense_layout<P, bulk_spans>::total <=
+                        wham::detail::current_device_limits().smem_per_block_optin);
+                REQUIRE(f::dense_layout<P, bulk_gathers>::total <=
+                        wham::detail::current_device_limits().smem_per_block_optin);
+                if (schedule == 3) {
+                  f::launch_class_dense<P, atomic_spans>(l, 0);
+                } else if (schedule == 4) {
+                  f::launch_class_dense<P, bulk_spans>(l, 0);
+                } else {
+                  f::launch_class_dense<P, bulk_gathers>(l, 0);
+                }
+                return;
+              }
+            }
           }
-        }
-      }
-      f::launch_class_group_schedule<P, T>(l, 0);
-    });
+          f::launch_class_group_schedule<P, T>(l, 0);
+        });
   });
 }
 
@@ -516,8 +520,8 @@ TEMPLATE_TEST_CASE("m2l accumulate equals the sum of pair-streaming results", "[
   }
 }
 
-TEMPLATE_TEST_CASE("m2l accumulate deterministic method gives identical bits", "[fmm][gpu]",
-                   float, double) {
+TEMPLATE_TEST_CASE("m2l accumulate deterministic method gives identical bits", "[fmm][gpu]", float,
+                   double) {
   using T = TestType;
   using cT = cuda::std::complex<T>;
   const int p = GENERATE(3, 6, 9, 14);  // thread, thread, split, warp
@@ -570,8 +574,8 @@ TEMPLATE_TEST_CASE("m2l class form equals the pair form", "[fmm][gpu]", float, d
   CHECK(err <= tolerance<T>(p));
 }
 
-TEMPLATE_TEST_CASE("m2l accumulate edges: empty list, single pair, one target", "[fmm][gpu]",
-                   float, double) {
+TEMPLATE_TEST_CASE("m2l accumulate edges: empty list, single pair, one target", "[fmm][gpu]", float,
+                   double) {
   using T = TestType;
   using cT = cuda::std::complex<T>;
   const int p = GENERATE(0, 4, 12, 17);
@@ -646,7 +650,8 @@ TEST_CASE("m2l accumulate with more than 2^31 coefficients in total", "[fmm][gpu
         dlt[k] = centers[std::size_t(3 * (S + t) + k)] - centers[std::size_t(3 * s + k)];
       const auto one = ref::m2l_direct(p, Mh.data() + std::size_t(s) * C, dlt);
       for (int c = 0; c < C; ++c)
-        expected[std::size_t(S + t) * C + c] += double(mult[std::size_t(t)][std::size_t(s)]) * one[std::size_t(c)];
+        expected[std::size_t(S + t) * C + c] +=
+            double(mult[std::size_t(t)][std::size_t(s)]) * one[std::size_t(c)];
     }
   wham_test::device_buffer<std::int32_t> dsrc(src), dtgt(tgt);
   wham_test::device_buffer<double> dc(centers);
@@ -741,7 +746,8 @@ TEST_CASE("m2l accumulate launches inside a captured CUDA graph", "[fmm][gpu][gr
   const int p = 5, C = 36;
   auto gen = wham_test::rng(7700);
   const test_list h = uniform_list(2);
-  const auto M = to_device_type<double>(random_coefficients<double>(std::size_t(h.num_cells) * C, gen));
+  const auto M =
+      to_device_type<double>(random_coefficients<double>(std::size_t(h.num_cells) * C, gen));
   device_list<double> d(h);
   wham_test::device_buffer<cT> dM(M), dA(M.size()), dB(M.size());
   cudaStream_t stream;

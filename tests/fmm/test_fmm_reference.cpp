@@ -50,8 +50,8 @@ TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbo
   std::set<int> classes;
   for (std::size_t t = 0; t < cells; ++t) {
     const auto c = wham::cell_coords(level, std::int64_t(t));
-    const bool interior = std::min({c[0], c[1], c[2]}) >= 2 &&
-                          std::max({c[0], c[1], c[2]}) <= n - 3;
+    const bool interior =
+        std::min({c[0], c[1], c[2]}) >= 2 && std::max({c[0], c[1], c[2]}) <= n - 3;
     const std::int64_t count = list.offsets[t + 1] - list.offsets[t];
     CAPTURE(t, c[0], c[1], c[2], count);
     REQUIRE(count <= 189);
@@ -139,9 +139,10 @@ TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][
   ref::m2l_accumulate(M.data(), deltas.data(), src.data(), tgt.data(), L.data(), p, 6);
   std::vector<std::complex<double>> expected = init;
   for (std::size_t i = 0; i < src.size(); ++i) {
-    const double d[3] = {centers[3 * std::size_t(tgt[i])] - centers[3 * std::size_t(src[i])],
-                         centers[3 * std::size_t(tgt[i]) + 1] - centers[3 * std::size_t(src[i]) + 1],
-                         centers[3 * std::size_t(tgt[i]) + 2] - centers[3 * std::size_t(src[i]) + 2]};
+    const double d[3] = {
+        centers[3 * std::size_t(tgt[i])] - centers[3 * std::size_t(src[i])],
+        centers[3 * std::size_t(tgt[i]) + 1] - centers[3 * std::size_t(src[i]) + 1],
+        centers[3 * std::size_t(tgt[i]) + 2] - centers[3 * std::size_t(src[i]) + 2]};
     const auto one = ref::m2l_direct(p, M.data() + std::size_t(src[i]) * C, d);
     for (int c = 0; c < C; ++c) expected[std::size_t(tgt[i]) * C + c] += one[std::size_t(c)];
   }

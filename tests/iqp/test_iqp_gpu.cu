@@ -25,11 +25,16 @@ double tolerance() {
 
 const char* path_name(wham::iqp_path p) {
   switch (p) {
-    case wham::iqp_path::automatic: return "automatic";
-    case wham::iqp_path::fused: return "fused";
-    case wham::iqp_path::kronecker: return "kronecker";
-    case wham::iqp_path::baseline: return "baseline";
-    case wham::iqp_path::product: return "product";
+    case wham::iqp_path::automatic:
+      return "automatic";
+    case wham::iqp_path::fused:
+      return "fused";
+    case wham::iqp_path::kronecker:
+      return "kronecker";
+    case wham::iqp_path::baseline:
+      return "baseline";
+    case wham::iqp_path::product:
+      return "product";
   }
   return "?";
 }
@@ -187,9 +192,9 @@ TEMPLATE_TEST_CASE("iqp_encode: row b of a batch equals a single-sample encode o
   const wham::iqp_variant variant = GENERATE(wham::iqp_variant::iqp, wham::iqp_variant::iqp_z);
   if (!wham::iqp_path_serves<Out>(path, n, variant)) return;
   if (wham_test::reduced() && n > 10) return;
-  const bool bitwise = path == wham::iqp_path::baseline ||
-                       (path == wham::iqp_path::fused &&
-                        n <= wham::detail::iqp::block_max_qubits<Out>());
+  const bool bitwise =
+      path == wham::iqp_path::baseline ||
+      (path == wham::iqp_path::fused && n <= wham::detail::iqp::block_max_qubits<Out>());
   const std::int64_t batch = 37;
   CAPTURE(n, path_name(path), variant == wham::iqp_variant::iqp, bitwise, wham_test::seed());
   auto gen = wham_test::rng(4000 + n);
@@ -212,8 +217,7 @@ TEMPLATE_TEST_CASE("iqp_encode: row b of a batch equals a single-sample encode o
         REQUIRE(all[b * dim + k] == one[k]);
       }
     } else {
-      REQUIRE(wham_test::relative_error(all.data() + b * dim, one.data(), dim) <=
-              tolerance<Out>());
+      REQUIRE(wham_test::relative_error(all.data() + b * dim, one.data(), dim) <= tolerance<Out>());
     }
   }
 }
@@ -222,12 +226,13 @@ TEMPLATE_TEST_CASE("iqp_encode: row b of a batch equals a single-sample encode o
 // baseline's launch per stage, the Kronecker stages, the product path; replayed twice.
 TEST_CASE("iqp_encode launches inside a captured CUDA graph", "[iqp][gpu][graph]") {
   using Out = cuda::std::complex<float>;
-  const auto shape = GENERATE(std::make_tuple(9, wham::iqp_path::automatic, wham::iqp_variant::iqp),
-                              std::make_tuple(14, wham::iqp_path::automatic, wham::iqp_variant::iqp),
-                              std::make_tuple(15, wham::iqp_path::automatic, wham::iqp_variant::iqp),
-                              std::make_tuple(12, wham::iqp_path::baseline, wham::iqp_variant::iqp),
-                              std::make_tuple(16, wham::iqp_path::kronecker, wham::iqp_variant::iqp),
-                              std::make_tuple(10, wham::iqp_path::product, wham::iqp_variant::iqp_z));
+  const auto shape =
+      GENERATE(std::make_tuple(9, wham::iqp_path::automatic, wham::iqp_variant::iqp),
+               std::make_tuple(14, wham::iqp_path::automatic, wham::iqp_variant::iqp),
+               std::make_tuple(15, wham::iqp_path::automatic, wham::iqp_variant::iqp),
+               std::make_tuple(12, wham::iqp_path::baseline, wham::iqp_variant::iqp),
+               std::make_tuple(16, wham::iqp_path::kronecker, wham::iqp_variant::iqp),
+               std::make_tuple(10, wham::iqp_path::product, wham::iqp_variant::iqp_z));
   const int n = std::get<0>(shape);
   const wham::iqp_path path = std::get<1>(shape);
   const wham::iqp_variant variant = std::get<2>(shape);
@@ -276,7 +281,8 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 31, 1, v), wham::error);
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 0, v), wham::error);
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, -3, v), wham::error);
-  CHECK_THROWS_AS(wham::iqp_encode(static_cast<const double*>(nullptr), s.data(), 4, 1, v), wham::error);
+  CHECK_THROWS_AS(wham::iqp_encode(static_cast<const double*>(nullptr), s.data(), 4, 1, v),
+                  wham::error);
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), static_cast<Out*>(nullptr), 4, 1, v), wham::error);
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 30, std::int64_t(1) << 40, v), wham::error);
   CHECK_THROWS_AS(wham::iqp_encode(p.data(), s.data(), 4, 1, static_cast<wham::iqp_variant>(7)),
@@ -320,8 +326,7 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
   // Rows beyond one block go as clusters of four quarter-rows at large batch (n = 14 in
   // complex128 on sm_90): 2^30 rows would take 2^32 blocks. The check precedes every
   // launch, so the pointers are made-up addresses far apart (never dereferenced).
-  if (wham::iqp_fused_max_qubits<Out>() >= 14 &&
-      wham::detail::iqp::block_max_qubits<Out>() == 13) {
+  if (wham::iqp_fused_max_qubits<Out>() >= 14 && wham::detail::iqp::block_max_qubits<Out>() == 13) {
     const auto* far_params = reinterpret_cast<const double*>(std::uintptr_t(1) << 60);
     auto* far_states = reinterpret_cast<Out*>(std::uintptr_t(16));
     try {
@@ -370,14 +375,15 @@ TEST_CASE("device_scope pins the device limits for one call and restores them", 
 TEST_CASE("iqp_encode: all-zero parameters give |0> exactly", "[iqp][gpu]") {
   using Out = cuda::std::complex<float>;
   const int n = GENERATE(1, 5, 12, 14, 16);
-  const wham::iqp_path path = GENERATE(wham::iqp_path::automatic, wham::iqp_path::baseline,
-                                       wham::iqp_path::product);
+  const wham::iqp_path path =
+      GENERATE(wham::iqp_path::automatic, wham::iqp_path::baseline, wham::iqp_path::product);
   const auto variant =
       path == wham::iqp_path::product ? wham::iqp_variant::iqp_z : wham::iqp_variant::iqp;
   CAPTURE(n, path_name(path));
   const std::int64_t batch = 2;
   const std::size_t dim = std::size_t(1) << n;
-  std::vector<double> zeros(static_cast<std::size_t>(wham::iqp_num_params(n, variant) * batch), 0.0);
+  std::vector<double> zeros(static_cast<std::size_t>(wham::iqp_num_params(n, variant) * batch),
+                            0.0);
   wham_test::device_buffer<double> d_params(zeros);
   wham_test::device_buffer<Out> d_states(dim * batch);
   d_states.poison();

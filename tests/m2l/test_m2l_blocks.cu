@@ -109,7 +109,8 @@ void check_split_degree(std::mt19937_64& gen) {
     for (int i = 0; i < 2 * L + 1; ++i) v[i] = slot[i];
     m2l::swap_store<L, true, m2l::swap_post::none, true>(v, slot, ang.eb, s);
     bool same = true;
-    for (int i = 0; i < 2 * L + 1; ++i) same = same && want[i].re == slot[i].re && want[i].im == slot[i].im;
+    for (int i = 0; i < 2 * L + 1; ++i)
+      same = same && want[i].re == slot[i].re && want[i].im == slot[i].im;
     CAPTURE(L, trial, wham_test::seed());
     CHECK(same);
     // and back
@@ -118,7 +119,8 @@ void check_split_degree(std::mt19937_64& gen) {
     m2l::swap_store<L, false, m2l::swap_post::dz_conj, false>(v, slot, ang.eb, T(1));
     for (int i = 0; i < 2 * L + 1; ++i) v[i] = slot[i];
     m2l::swap_store<L, false, m2l::swap_post::dz_conj, false>(v, slot, ang.ea, T(1));
-    for (int i = 0; i < 2 * L + 1; ++i) same = same && want[i].re == slot[i].re && want[i].im == slot[i].im;
+    for (int i = 0; i < 2 * L + 1; ++i)
+      same = same && want[i].re == slot[i].re && want[i].im == slot[i].im;
     CHECK(same);
   }
 }
@@ -273,7 +275,7 @@ TEST_CASE("m2l class operator: the folded table by parity equals its definition"
     double x = u(gen), y = u(gen), z = u(gen);
     if (trial == 0) x = y = 0.0;  // on the z axis
     if (trial == 1) x = 1e-7, y = 0.0;
-    if (trial == 2) z = 0.0;      // in the xy plane
+    if (trial == 2) z = 0.0;  // in the xy plane
     const auto pb = beta_powers(fmm::make_class_geometry(x, y, z));
     for (int l = 0; l <= 16; ++l) {
       double worst = 0.0, scale = 0.0;
@@ -409,7 +411,8 @@ TEST_CASE("m2l wide tensor schedule: its whole-matrix fragments reproduce the lo
         ref[i] = {want[i].re, want[i].im};
       }
       double past = 0.0;  // outputs past the degree must stay 0
-      for (int i = 2 * L + 1; i < 8 * NT; ++i) past = std::max(past, std::abs(acc[i].re) + std::abs(acc[i].im));
+      for (int i = 2 * L + 1; i < 8 * NT; ++i)
+        past = std::max(past, std::abs(acc[i].re) + std::abs(acc[i].im));
       const double err = wham_test::relative_error(got.data(), ref.data(), 2 * L + 1);
       CAPTURE(err, past);
       CHECK(past == 0.0);
@@ -459,8 +462,8 @@ TEST_CASE("m2l wide tensor schedule: its folded fragments reproduce every swap",
               for (int kt = 0; kt < KT; ++kt) {
                 for (int kk = 0; kk < 4; ++kk) {
                   const int lane = 4 * col + kk;  // B operand: k = lane % 4, n = lane / 4
-                  const double b =
-                      table.a[tr][m2l::wide_fold_offset(L) + ((c * 2 + e) * NT + nt) * KT + kt][lane];
+                  const double b = table.a[tr][m2l::wide_fold_offset(L) +
+                                               ((c * 2 + e) * NT + nt) * KT + kt][lane];
                   const int k = std::min(2 * (kt * 4 + kk) + e, L);
                   const std::complex<double> xp{x[L + k].re, x[L + k].im};
                   const std::complex<double> xm{x[L - k].re, x[L - k].im};

@@ -26,13 +26,20 @@ enum class path_kind { automatic, thread, split, warp, tensor, direct, materiali
 
 const char* name(path_kind k) {
   switch (k) {
-    case path_kind::automatic: return "automatic";
-    case path_kind::thread: return "thread";
-    case path_kind::split: return "split";
-    case path_kind::warp: return "warp";
-    case path_kind::tensor: return "tensor";
-    case path_kind::direct: return "direct";
-    default: return "materialised";
+    case path_kind::automatic:
+      return "automatic";
+    case path_kind::thread:
+      return "thread";
+    case path_kind::split:
+      return "split";
+    case path_kind::warp:
+      return "warp";
+    case path_kind::tensor:
+      return "tensor";
+    case path_kind::direct:
+      return "direct";
+    default:
+      return "materialised";
   }
 }
 
@@ -103,11 +110,21 @@ void run_path(path_kind k, const cuda::std::complex<T>* M, const T* d, cuda::std
       WHAM_TEST_CUDA(cudaStreamDestroy(s));
       break;
     }
-    case path_kind::thread: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread); break;
-    case path_kind::split: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::split); break;
-    case path_kind::warp: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp); break;
-    case path_kind::tensor: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::tensor); break;
-    case path_kind::direct: wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct); break;
+    case path_kind::thread:
+      wham::m2l(M, d, L, p, n, 0, wham::m2l_path::thread);
+      break;
+    case path_kind::split:
+      wham::m2l(M, d, L, p, n, 0, wham::m2l_path::split);
+      break;
+    case path_kind::warp:
+      wham::m2l(M, d, L, p, n, 0, wham::m2l_path::warp);
+      break;
+    case path_kind::tensor:
+      wham::m2l(M, d, L, p, n, 0, wham::m2l_path::tensor);
+      break;
+    case path_kind::direct:
+      wham::m2l(M, d, L, p, n, 0, wham::m2l_path::direct);
+      break;
     case path_kind::materialised: {
       wham_test::device_buffer<unsigned char> work(
           wham_bench::materialised_workspace_bytes<T>(p, n));
@@ -170,9 +187,9 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   // where the wide tensor schedule (sm_90) starts in automatic and changes its kernel shape
   const int p = GENERATE(0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 18, 20);
   const std::int64_t n = GENERATE(1, 7, 1000, 100000);
-  const path_kind k = GENERATE(path_kind::automatic, path_kind::thread, path_kind::split,
-                               path_kind::warp, path_kind::tensor, path_kind::direct,
-                               path_kind::materialised);
+  const path_kind k =
+      GENERATE(path_kind::automatic, path_kind::thread, path_kind::split, path_kind::warp,
+               path_kind::tensor, path_kind::direct, path_kind::materialised);
   if (p > wham::m2l_max_order<T>()) return;
   if (!serves<T>(k, p)) return;
   if ((p == 11 || p == 14 || p == 18) && k != path_kind::tensor && k != path_kind::automatic) {
@@ -206,7 +223,8 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
   // near-axis or general; a stride of 100 alone would land on the axis every time).
   // NaN anywhere in the whole output fails too (the poison).
   bool all_finite = true;
-  for (const auto& v : got) all_finite = all_finite && std::isfinite(v.real()) && std::isfinite(v.imag());
+  for (const auto& v : got)
+    all_finite = all_finite && std::isfinite(v.real()) && std::isfinite(v.imag());
   CHECK(all_finite);
   const std::int64_t checked = std::min<std::int64_t>(n, p >= 12 ? 300 : 1000);
   const double err = error_against_reference(p, in, got, checked, [&](std::int64_t j) {
@@ -223,8 +241,8 @@ TEMPLATE_TEST_CASE("m2l paths match the direct host reference", "[m2l][gpu]", fl
 // The launchers' conventions: enqueued on the caller's stream, no allocation and no
 // synchronisation inside, so the call can be captured into a CUDA graph. Every schedule
 // automatic takes (thread, split, the tensor schedules; warp in float below sm_90).
-TEMPLATE_TEST_CASE("m2l: a call captured in a CUDA graph gives the same locals", "[m2l][gpu][graph]",
-                   float, double) {
+TEMPLATE_TEST_CASE("m2l: a call captured in a CUDA graph gives the same locals",
+                   "[m2l][gpu][graph]", float, double) {
   using T = TestType;
   const int p = GENERATE(2, 8, 12, 16, 20);
   if (p > wham::m2l_max_order<T>()) return;
@@ -278,15 +296,17 @@ TEMPLATE_TEST_CASE("m2l: zero and non-finite displacements", "[m2l][gpu]", float
   for (auto& v : M) v = {T(u(gen)), T(u(gen))};
   const T inf = INFINITY, nan = NAN;
   // pairs: 0 good, 1 zero, 2 good, 3 NaN, 4 inf, 5 good
-  std::vector<T> d = {T(1), T(2), T(-1), 0, 0, 0, T(0.5), T(-1.5), T(2), nan, T(1), T(1),
-                      inf, T(1), T(1), T(-2), T(0), T(0.25)};
+  std::vector<T> d = {T(1), T(2), T(-1), 0,   0,    0,    T(0.5), T(-1.5), T(2),
+                      nan,  T(1), T(1),  inf, T(1), T(1), T(-2),  T(0),    T(0.25)};
   wham_test::device_buffer<cuda::std::complex<T>> dM(M), dL(C * n);
   wham_test::device_buffer<T> dd(d);
   dL.poison();
   run_path<T>(k, dM.data(), dd.data(), dL.data(), p, n);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = dL.download();
-  auto finite = [](cuda::std::complex<T> v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); };
+  auto finite = [](cuda::std::complex<T> v) {
+    return std::isfinite(v.real()) && std::isfinite(v.imag());
+  };
   for (int i : {0, 2, 5}) {
     std::vector<ref::m2l_complex> Mi(C);
     for (std::size_t c = 0; c < C; ++c) Mi[c] = {M[i * C + c].real(), M[i * C + c].imag()};
@@ -312,20 +332,16 @@ TEST_CASE("m2l: argument checks", "[m2l][gpu]") {
   CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 21, 4), wham::error);
   CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 5, -1), wham::error);
   CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 5, INT64_MAX / 100), wham::error);
-  CHECK_THROWS_AS(m2l(static_cast<const cuda::std::complex<double>*>(nullptr), d.data(),
-                      L.data(), 5, 4),
-                  wham::error);
-  CHECK_THROWS_AS(m2l(M.data(), static_cast<const double*>(nullptr), L.data(), 5, 4),
-                  wham::error);
+  CHECK_THROWS_AS(
+      m2l(static_cast<const cuda::std::complex<double>*>(nullptr), d.data(), L.data(), 5, 4),
+      wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), static_cast<const double*>(nullptr), L.data(), 5, 4), wham::error);
   CHECK_THROWS_AS(m2l(M.data(), d.data(), static_cast<cuda::std::complex<double>*>(nullptr), 5, 4),
                   wham::error);
   CHECK_THROWS_AS(m2l(M.data(), d.data(), M.data(), 5, 4), wham::error);  // overlap
-  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::thread),
-                  wham::error);
-  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 4, 4, 0, wham::m2l_path::split),
-                  wham::error);
-  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::split),
-                  wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::thread), wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 4, 4, 0, wham::m2l_path::split), wham::error);
+  CHECK_THROWS_AS(m2l(M.data(), d.data(), L.data(), 13, 4, 0, wham::m2l_path::split), wham::error);
   wham_test::device_buffer<cuda::std::complex<float>> Mf(289), Lf(289);
   wham_test::device_buffer<float> df(3);
   CHECK_THROWS_AS(m2l(Mf.data(), df.data(), Lf.data(), 17, 1), wham::error);

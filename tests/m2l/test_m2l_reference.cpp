@@ -79,13 +79,34 @@ TEST_CASE("factorised M2L equals the direct form", "[m2l][reference]") {
   double d[3] = {u(gen), u(gen), u(gen)};
   const double s = 1.0 + std::abs(u(gen));
   switch (kind) {
-    case 1: d[0] = d[1] = 0.0; d[2] = s; break;
-    case 2: d[0] = d[1] = 0.0; d[2] = -s; break;
-    case 3: d[0] = 1e-9 * u(gen); d[1] = 1e-9 * u(gen); d[2] = s; break;
-    case 4: d[0] = 1e-12 * u(gen); d[1] = 1e-12 * u(gen); d[2] = -s; break;
-    case 5: d[2] = 0.0; break;
-    case 6: d[0] = 1e-300; d[1] = -1e-300; d[2] = -s; break;
-    default: break;
+    case 1:
+      d[0] = d[1] = 0.0;
+      d[2] = s;
+      break;
+    case 2:
+      d[0] = d[1] = 0.0;
+      d[2] = -s;
+      break;
+    case 3:
+      d[0] = 1e-9 * u(gen);
+      d[1] = 1e-9 * u(gen);
+      d[2] = s;
+      break;
+    case 4:
+      d[0] = 1e-12 * u(gen);
+      d[1] = 1e-12 * u(gen);
+      d[2] = -s;
+      break;
+    case 5:
+      d[2] = 0.0;
+      break;
+    case 6:
+      d[0] = 1e-300;
+      d[1] = -1e-300;
+      d[2] = -s;
+      break;
+    default:
+      break;
   }
   if (kind == 0 || kind == 5) {  // keep |d| away from 0
     const double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);

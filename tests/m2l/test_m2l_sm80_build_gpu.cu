@@ -33,8 +33,8 @@ TEMPLATE_TEST_CASE("an M2L build without sm_90 code: automatic matches the host 
                    "[m2l][gpu][arch]", float, double) {
   using T = TestType;
   using C = cuda::std::complex<T>;
-  const int p = std::is_same_v<T, double> ? GENERATE(9, 11, 12, 13, 16, 20)
-                                          : GENERATE(9, 12, 13, 16);
+  const int p =
+      std::is_same_v<T, double> ? GENERATE(9, 11, 12, 13, 16, 20) : GENERATE(9, 12, 13, 16);
   const std::int64_t pairs = 37;  // odd: a partial last tile on every schedule
   CAPTURE(p, pairs, wham_test::seed());
   const std::size_t nc = std::size_t(p + 1) * (p + 1);

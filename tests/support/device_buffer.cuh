@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#define WHAM_TEST_CUDA(call)                                                              \
-  do {                                                                                    \
-    const cudaError_t wham_test_status_ = (call);                                         \
-    if (wham_test_status_ != cudaSuccess) {                                               \
-      throw std::runtime_error(std::string(#call) + " failed: " +                         \
-                               cudaGetErrorString(wham_test_status_) + " at " + __FILE__ + \
-                               ":" + std::to_string(__LINE__));                           \
-    }                                                                                     \
+#define WHAM_TEST_CUDA(call)                                                                  \
+  do {                                                                                        \
+    const cudaError_t wham_test_status_ = (call);                                             \
+    if (wham_test_status_ != cudaSuccess) {                                                   \
+      throw std::runtime_error(std::string(#call) +                                           \
+                               " failed: " + cudaGetErrorString(wham_test_status_) + " at " + \
+                               __FILE__ + ":" + std::to_string(__LINE__));                    \
+    }                                                                                         \
   } while (0)
 
 namespace wham_test {
@@ -28,9 +28,7 @@ class device_buffer {
   explicit device_buffer(std::size_t count) : count_(count) {
     if (count_ > 0) WHAM_TEST_CUDA(cudaMalloc(&ptr_, count_ * sizeof(T)));
   }
-  explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) {
-    upload(host);
-  }
+  explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
   ~device_buffer() {
     if (ptr_ != nullptr) cudaFree(ptr_);
   }

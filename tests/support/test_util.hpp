@@ -34,7 +34,9 @@ inline std::uint64_t seed() {
 }
 
 /// A generator for one test section: the process seed mixed with a tag.
-inline std::mt19937_64 rng(std::uint64_t tag) { return std::mt19937_64(seed() ^ (tag * 0x9E3779B97F4A7C15ull)); }
+inline std::mt19937_64 rng(std::uint64_t tag) {
+  return std::mt19937_64(seed() ^ (tag * 0x9E3779B97F4A7C15ull));
+}
 
 /// True when the GPU run script asks for small sizes (compute-sanitizer runs).
 inline bool reduced() {

@@ -37,8 +37,8 @@ TEST_CASE("fused layout: the replay's checks catch wrong layouts", "[wht][cpu]")
   std::vector<double> x(std::size_t(1) << 10);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(int(i % 17) - 8);
   // Two elements in one slot (padding by x / 2E instead of x / E).
-  REQUIRE_THROWS_AS(layout::simulate_fused_with(x, 10, 4, true,
-                                                [](unsigned v, int le) { return v + (v >> (le + 1)); }),
+  REQUIRE_THROWS_AS(layout::simulate_fused_with(
+                        x, 10, 4, true, [](unsigned v, int le) { return v + (v >> (le + 1)); }),
                     std::logic_error);
   // A padded pass whose slots are not the sums of the thread's and register's.
   REQUIRE_THROWS_AS(layout::simulate_fused_with(x, 10, 4, true, [](unsigned v, int) { return v; }),

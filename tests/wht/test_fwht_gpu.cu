@@ -61,8 +61,7 @@ void require_matches_reference(const std::vector<T>& got, const std::vector<T>& 
   const auto ref = wham::reference::fwht_batched<D>(as_host.data(), log_n, batch, scale);
   for (std::int64_t b = 0; b < batch; ++b) {
     CAPTURE(b);
-    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <=
-            tolerance<T>());
+    REQUIRE(wham_test::relative_error(got.data() + b * n, ref.data() + b * n, n) <= tolerance<T>());
   }
 }
 
@@ -234,7 +233,7 @@ TEMPLATE_TEST_CASE("fwht packed schedule: several rows a vector, tails, unaligne
       if constexpr (wham::detail::wht::packed_defined<T>(L)) {
         wham::detail::wht::packed_kernel<T, L, wham::detail::wht::packed_vectors_per_thread>
             <<<1, wham::detail::wht::packed_threads>>>(in, out, elements / K, tail_rows,
-                                                      wham::detail::wht::real_t<T>(scale));
+                                                       wham::detail::wht::real_t<T>(scale));
       }
     };
     if (log_n == 0) one_block(std::integral_constant<int, 0>{});

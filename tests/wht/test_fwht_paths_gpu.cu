@@ -60,10 +60,14 @@ double tolerance() {
 
 const char* path_name(wham::fwht_path p) {
   switch (p) {
-    case wham::fwht_path::automatic: return "automatic";
-    case wham::fwht_path::fused: return "fused";
-    case wham::fwht_path::kronecker: return "kronecker";
-    case wham::fwht_path::baseline: return "baseline";
+    case wham::fwht_path::automatic:
+      return "automatic";
+    case wham::fwht_path::fused:
+      return "fused";
+    case wham::fwht_path::kronecker:
+      return "kronecker";
+    case wham::fwht_path::baseline:
+      return "baseline";
   }
   return "?";
 }
@@ -84,8 +88,8 @@ double worst_row_error(const std::vector<T>& got, const std::vector<D>& ref, std
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("fwht: every path matches the reference, n = 0..24", "[fwht][paths][gpu]",
-                   float, double, cuda::std::complex<float>, cuda::std::complex<double>) {
+TEMPLATE_TEST_CASE("fwht: every path matches the reference, n = 0..24", "[fwht][paths][gpu]", float,
+                   double, cuda::std::complex<float>, cuda::std::complex<double>) {
   using T = TestType;
   using R = wham::fwht_scale_t<T>;
   const int log_n = GENERATE(range(0, 25));
@@ -110,8 +114,7 @@ TEMPLATE_TEST_CASE("fwht: every path matches the reference, n = 0..24", "[fwht][
       if (!in_place) d_out.poison();
       T* out = in_place ? d_in.data() : d_out.data();
       if (!wham::fwht_path_serves<T>(path, log_n)) {
-        CHECK_THROWS_AS(wham::fwht(d_in.data(), out, log_n, batch, R(scale), 0, path),
-                        wham::error);
+        CHECK_THROWS_AS(wham::fwht(d_in.data(), out, log_n, batch, R(scale), 0, path), wham::error);
         continue;
       }
       wham::fwht(d_in.data(), out, log_n, batch, R(scale), 0, path);
@@ -184,8 +187,8 @@ TEMPLATE_TEST_CASE("fwht: spot checks at n = 25, 26 and 28 (kronecker path)", "[
   auto f = factor(cut1), g = factor(cut2 - cut1), h = factor(log_n - cut2);
   std::vector<T> host(n);
   for (std::size_t x = 0; x < n; ++x) {
-    const D v = f[x & ((1u << cut1) - 1)] * g[(x >> cut1) & ((1u << (cut2 - cut1)) - 1)] *
-                h[x >> cut2];
+    const D v =
+        f[x & ((1u << cut1) - 1)] * g[(x >> cut1) & ((1u << (cut2 - cut1)) - 1)] * h[x >> cut2];
     if constexpr (is_real_v<T>) {
       host[x] = T(v);
     } else {
@@ -310,7 +313,8 @@ TEST_CASE("fwht: the streamed 10-bit strided stage of float rows", "[fwht][paths
       d_out.poison();
       WHAM_TEST_CUDA(cudaMemcpy(in, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
       wd::launch_kronecker_config<float>(log_n, batch, wd::loaded_input<float, float>{in},
-                                         wd::stored_output<float, float>{out}, float(scale), 0, cfg);
+                                         wd::stored_output<float, float>{out}, float(scale), 0,
+                                         cfg);
       WHAM_TEST_CUDA(cudaGetLastError());
       WHAM_TEST_CUDA(cudaDeviceSynchronize());
       std::vector<float> got(count);
@@ -390,9 +394,9 @@ TEST_CASE("fwht: explicit paths that cannot serve n throw wham::error", "[fwht][
                   wham::error);
   const int max_fused = wham::fwht_fused_max_log_n<C>();
   if (max_fused < 14) {
-    CHECK_THROWS_AS(wham::fwht<C>(d.data(), d.data(), max_fused + 1, 1, 1.0, 0,
-                                  wham::fwht_path::fused),
-                    wham::error);
+    CHECK_THROWS_AS(
+        wham::fwht<C>(d.data(), d.data(), max_fused + 1, 1, 1.0, 0, wham::fwht_path::fused),
+        wham::error);
   }
   CHECK_THROWS_AS(wham::fwht<C>(d.data(), d.data(), 12, 1, 1.0, 0, static_cast<wham::fwht_path>(9)),
                   wham::error);
@@ -427,8 +431,9 @@ TEST_CASE("fwht kronecker path inside a captured CUDA graph", "[fwht][paths][gpu
   WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
   WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
   const auto a = d_out.download(), b = d_direct.download();
-  REQUIRE(std::equal(a.begin(), a.end(), b.begin(),
-                     [](const C& x, const C& y) { return x.real() == y.real() && x.imag() == y.imag(); }));
+  REQUIRE(std::equal(a.begin(), a.end(), b.begin(), [](const C& x, const C& y) {
+    return x.real() == y.real() && x.imag() == y.imag();
+  }));
   WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
   WHAM_TEST_CUDA(cudaGraphDestroy(graph));
   WHAM_TEST_CUDA(cudaStreamDestroy(stream));

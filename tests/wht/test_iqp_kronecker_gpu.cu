@@ -33,8 +33,7 @@ std::vector<std::complex<double>> fast_iqp_state(const P* params, int n, bool wi
     cross[0] = 0.0;
     for (std::size_t x = 1; x < h; ++x) {
       const int j = __builtin_ctzll(x);
-      const double J =
-          with_pairs ? double(params[wham::reference::iqp_pair_offset(n, j, i)]) : 0.0;
+      const double J = with_pairs ? double(params[wham::reference::iqp_pair_offset(n, j, i)]) : 0.0;
       cross[x] = cross[x & (x - 1)] + J;
     }
     for (std::size_t x = 0; x < h; ++x) theta[x | h] = theta[x] + double(params[i]) + cross[x];
@@ -68,8 +67,7 @@ TEST_CASE("iqp fast host reference equals the library reference", "[iqp][kroneck
 }
 
 TEMPLATE_TEST_CASE("iqp through the kronecker path matches the reference, n = 14..24",
-                   "[iqp][kronecker][gpu]", cuda::std::complex<float>,
-                   cuda::std::complex<double>) {
+                   "[iqp][kronecker][gpu]", cuda::std::complex<float>, cuda::std::complex<double>) {
   using Out = TestType;
   const int n = GENERATE(range(14, 25));
   const bool double_params = GENERATE(true, false);
@@ -119,15 +117,15 @@ TEMPLATE_TEST_CASE("iqp through the kronecker path matches the reference, n = 14
 }
 
 TEMPLATE_TEST_CASE("iqp through the kronecker resident schedule matches the reference",
-                   "[iqp][kronecker][gpu]", cuda::std::complex<float>,
-                   cuda::std::complex<double>) {
+                   "[iqp][kronecker][gpu]", cuda::std::complex<float>, cuda::std::complex<double>) {
   using Out = TestType;
   namespace wht = wham::detail::wht;
   const int n = GENERATE(16, 17);
   const std::int64_t batch = GENERATE(1, 3, 64);
   const bool double_params = GENERATE(true, false);
   if (!wht::kronecker_resident_serves<Out, Out>(n)) {
-    WARN("the resident schedule is not compiled for n = " << n << " with this output type, "
+    WARN("the resident schedule is not compiled for n = " << n
+                                                          << " with this output type, "
                                                              "or the device lacks clusters");
     return;
   }
@@ -182,8 +180,7 @@ TEST_CASE("the kronecker resident schedule rejects rows it is not compiled for",
   wham_test::device_buffer<double> d_params(std::vector<double>(200, 0.5));
   const wham::detail::iqp::phase_input<double, Out> input{d_params.data(), 18 * 19 / 2, 18, true,
                                                           1};
-  REQUIRE_THROWS_AS(wht::launch_kronecker_resident<Out>(18, 1, input, output, 1.0, 0),
-                    wham::error);
+  REQUIRE_THROWS_AS(wht::launch_kronecker_resident<Out>(18, 1, input, output, 1.0, 0), wham::error);
   if (wht::kronecker_resident_serves<Out, Out>(16)) {
     REQUIRE_THROWS_AS(wht::launch_kronecker_resident<Out>(16, 0, input, output, 1.0, 0),
                       wham::error);

@@ -28,8 +28,7 @@ bool plan_fits(const kron::plan& p, int elem_bytes) {
 // `batch` rows of 2^log_n small random integers, transformed by `replay(data, total)`,
 // must equal the full transform exactly.
 template <class Replay>
-void require_replay_is_transform(int log_n, std::int64_t batch, std::uint64_t tag,
-                                 Replay replay) {
+void require_replay_is_transform(int log_n, std::int64_t batch, std::uint64_t tag, Replay replay) {
   const std::int64_t total = batch << log_n;
   auto gen = wham_test::rng(tag);
   std::uniform_int_distribution<int> dist(-8, 8);
@@ -91,15 +90,15 @@ TEST_CASE("kronecker strided tile shapes", "[kronecker][cpu]") {
       CAPTURE(bytes, log_h);
       const auto s = kron::strided_shape(log_h, bytes);
       const int C = 1 << s.log_c;
-      REQUIRE(C * bytes >= 64);                                   // coalesced rows
+      REQUIRE(C * bytes >= 64);  // coalesced rows
       REQUIRE(s.threads >= 128);
-      REQUIRE(s.threads <= 512);                                  // launch bounds
+      REQUIRE(s.threads <= 512);  // launch bounds
       REQUIRE(s.threads % C == 0);
-      REQUIRE(s.log_e <= log_h);                                  // a thread within one column
+      REQUIRE(s.log_e <= log_h);  // a thread within one column
       REQUIRE((std::int64_t(s.threads) << s.log_e) == (std::int64_t(1) << (log_h + s.log_c)));
       REQUIRE((std::int64_t(1) << (log_h + s.log_c)) * bytes <= 128 * 1024);  // shared memory
-      REQUIRE((1 << s.log_e) * bytes <= 256);                     // registers: <= 64 words
-      REQUIRE(s.log_c <= 8);                                      // fits any stride >= 2^8
+      REQUIRE((1 << s.log_e) * bytes <= 256);  // registers: <= 64 words
+      REQUIRE(s.log_c <= 8);                   // fits any stride >= 2^8
     }
   }
 }

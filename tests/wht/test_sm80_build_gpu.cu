@@ -45,8 +45,7 @@ TEMPLATE_TEST_CASE("a build without sm_90 code encodes right on every automatic 
   d_auto.poison();
   d_base.poison();
   wham::iqp_encode(d_params.data(), d_auto.data(), n, batch, variant, 0);
-  wham::iqp_encode(d_params.data(), d_base.data(), n, batch, variant, 0,
-                   wham::iqp_path::baseline);
+  wham::iqp_encode(d_params.data(), d_base.data(), n, batch, variant, 0, wham::iqp_path::baseline);
   WHAM_TEST_CUDA(cudaDeviceSynchronize());
   const auto got = d_auto.download();
   const auto ref = d_base.download();
@@ -54,8 +53,7 @@ TEMPLATE_TEST_CASE("a build without sm_90 code encodes right on every automatic 
   REQUIRE(wham_test::relative_error(got.data(), ref.data(), total) <= tol);
 }
 
-TEST_CASE("a build without sm_90 code transforms right on the automatic FWHT path",
-          "[gpu][arch]") {
+TEST_CASE("a build without sm_90 code transforms right on the automatic FWHT path", "[gpu][arch]") {
   // float rows of 2^16 and 2^17 are cluster rows on an H200 with sm_90 code.
   const int log_n = GENERATE(15, 16, 17);
   const std::int64_t batch = 64;

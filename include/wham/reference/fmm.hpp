@@ -20,8 +20,8 @@ namespace wham::reference {
 /// pass one of the M2L references of wham/reference/m2l.hpp, for instance.
 template <class M2L>
 void m2l_accumulate(const std::complex<double>* multipoles, const double* deltas,
-                    const std::int32_t* src, const std::int32_t* tgt,
-                    std::complex<double>* locals, int p, std::int64_t num_pairs, M2L&& m2l) {
+                    const std::int32_t* src, const std::int32_t* tgt, std::complex<double>* locals,
+                    int p, std::int64_t num_pairs, M2L&& m2l) {
   const std::size_t C = std::size_t(p + 1) * std::size_t(p + 1);
   std::vector<std::complex<double>> one(C);
   for (std::int64_t i = 0; i < num_pairs; ++i) {
@@ -35,12 +35,12 @@ void m2l_accumulate(const std::complex<double>* multipoles, const double* deltas
 inline void m2l_accumulate(const std::complex<double>* multipoles, const double* deltas,
                            const std::int32_t* src, const std::int32_t* tgt,
                            std::complex<double>* locals, int p, std::int64_t num_pairs) {
-  m2l_accumulate(multipoles, deltas, src, tgt, locals, p, num_pairs,
-                 [](int order, const std::complex<double>* M, const double* d,
-                    std::complex<double>* L) {
-                   const auto one = m2l_direct(order, M, d);
-                   for (std::size_t c = 0; c < one.size(); ++c) L[c] = one[c];
-                 });
+  m2l_accumulate(
+      multipoles, deltas, src, tgt, locals, p, num_pairs,
+      [](int order, const std::complex<double>* M, const double* d, std::complex<double>* L) {
+        const auto one = m2l_direct(order, M, d);
+        for (std::size_t c = 0; c < one.size(); ++c) L[c] = one[c];
+      });
 }
 
 }  // namespace wham::reference

@@ -55,7 +55,8 @@ std::vector<std::complex<double>> iqp_state(const P* params, int n, bool with_pa
   if (n < 1 || n > 30) throw std::invalid_argument("iqp_state: n outside 1..30");
   const std::size_t size = std::size_t(1) << n;
   std::vector<std::complex<double>> v(size);
-  for (std::size_t x = 0; x < size; ++x) v[x] = std::polar(1.0, iqp_phase(params, n, with_pairs, x));
+  for (std::size_t x = 0; x < size; ++x)
+    v[x] = std::polar(1.0, iqp_phase(params, n, with_pairs, x));
   fwht_inplace(v.data(), n);
   const double scale = std::ldexp(1.0, -n);
   for (auto& a : v) a *= scale;

@@ -55,9 +55,9 @@ inline std::vector<m2l_complex> regular_harmonics(int p, double x, double y, dou
     if (m > 0) R[m2l_index(m, m)] = R[m2l_index(m - 1, m - 1)] * xy / double(2 * m);
     if (m + 1 <= p) R[m2l_index(m + 1, m)] = z * R[m2l_index(m, m)];
     for (int n = m + 2; n <= p; ++n) {
-      R[m2l_index(n, m)] = (double(2 * n - 1) * z * R[m2l_index(n - 1, m)] -
-                            r2 * R[m2l_index(n - 2, m)]) /
-                           double((n + m) * (n - m));
+      R[m2l_index(n, m)] =
+          (double(2 * n - 1) * z * R[m2l_index(n - 1, m)] - r2 * R[m2l_index(n - 2, m)]) /
+          double((n + m) * (n - m));
     }
   }
   detail_m2l::fill_negative(R, p);
@@ -168,8 +168,7 @@ inline std::vector<double> swap_matrix(int l) {
 ///   back:   L[l]     = Dz(-alpha) B_l Dz(-beta) B_l L_z[l]
 /// with e^{i alpha} = (y + i x)/rho (1 when rho = 0), e^{i beta} = (z - i rho)/r,
 /// Dz(a) = diag(e^{i m a}); equals m2l_direct to rounding for every delta != 0.
-inline std::vector<m2l_complex> m2l_factorised(int p, const m2l_complex* M,
-                                               const double delta[3]) {
+inline std::vector<m2l_complex> m2l_factorised(int p, const m2l_complex* M, const double delta[3]) {
   detail_m2l::check_order(p);
   const double x = delta[0], y = delta[1], z = delta[2];
   const double rho = std::sqrt(x * x + y * y);
@@ -186,8 +185,7 @@ inline std::vector<m2l_complex> m2l_factorised(int p, const m2l_complex* M,
     m2l_complex e = m >= 0 ? pw[m] : std::conj(pw[-m]);
     return negate ? std::conj(e) : e;
   };
-  std::vector<m2l_complex> Mrot(m2l_num_coeffs(p)), Lz(m2l_num_coeffs(p)),
-      L(m2l_num_coeffs(p));
+  std::vector<m2l_complex> Mrot(m2l_num_coeffs(p)), Lz(m2l_num_coeffs(p)), L(m2l_num_coeffs(p));
   for (int l = 0; l <= p; ++l) {
     const auto B = swap_matrix(l);
     const int w = 2 * l + 1;

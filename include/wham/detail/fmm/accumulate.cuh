@@ -71,9 +71,9 @@ enum class translator { thread_registers, thread_shared, split };
 
 /// Slot stride of a tile's records, in cpx<T>.
 template <int P, class T, translator X>
-inline constexpr int tile_stride = X == translator::split
-                                       ? m2l::split_stride<P>
-                                       : m2l::slot_stride<P, T, X == translator::thread_registers>;
+inline constexpr int tile_stride =
+    X == translator::split ? m2l::split_stride<P>
+                           : m2l::slot_stride<P, T, X == translator::thread_registers>;
 
 /// Shared memory of the tile kernel: NP records, their src/tgt/cls, the class table.
 template <int P, class T, int NP, translator X>
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
   constexpr int C = (P + 1) * (P + 1);
   constexpr int S = tile_stride<P, T, X>;
   constexpr int NT = NTH;
-  constexpr int K = (C + NT - 1) / NT;  // coefficients per thread (deterministic)
+  constexpr int K = (C + NT - 1) / NT;        // coefficients per thread (deterministic)
   constexpr int G = NT / C > 1 ? NT / C : 1;  // pair groups per coefficient (atomic)
   constexpr bool Registers = X == translator::thread_registers;
   static_assert(X == translator::split ? NP == 32 && NTH % 32 == 0 : NP == NTH,
@@ -105,8 +105,8 @@ __global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
   std::int32_t* s_src = reinterpret_cast<std::int32_t*>(sm + NP * S);
   std::int32_t* s_tgt = s_src + NP;
   std::int32_t* s_cls = s_tgt + NP;
-  auto* table = reinterpret_cast<class_rotation<T>*>(
-      fmm_smem_raw + (tile_bytes<P, T, NP, X>() + 15) / 16 * 16);
+  auto* table = reinterpret_cast<class_rotation<T>*>(fmm_smem_raw +
+                                                     (tile_bytes<P, T, NP, X>() + 15) / 16 * 16);
   __shared__ unsigned long long s_found;
   load_class_table(l, table);
   const int t = threadIdx.x;
@@ -233,18 +233,18 @@ void launch_tile_variant(const pair_list<T>& l, bool deterministic, cudaStream_t
   auto kernel = accumulate_tile_kernel<P, T, NP, NTH, X, MinBlocks>;
   const std::size_t smem = tile_smem_bytes<P, T, NP, X>(l.mode, l.num_classes);
   if (smem > current_device_limits().smem_per_block_optin) {
-    throw_invalid_argument("m2l_accumulate_classes", "num_classes", l.num_classes,
-                           "a class table that fits shared memory beside the tile at p = " +
-                               std::to_string(P) + " (" +
-                               std::to_string(current_device_limits().smem_per_block_optin) +
-                               " bytes a block)");
+    throw_invalid_argument(
+        "m2l_accumulate_classes", "num_classes", l.num_classes,
+        "a class table that fits shared memory beside the tile at p = " + std::to_string(P) + " (" +
+            std::to_string(current_device_limits().smem_per_block_optin) + " bytes a block)");
   }
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));
   const std::int64_t units = (l.num_pairs + NP - 1) / NP;
   // Persistent blocks when the class table is made per block; otherwise one tile each.
-  const std::int64_t resident = std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
+  const std::int64_t resident =
+      std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1);
   const std::int64_t grid = std::max<std::int64_t>(
       1, std::min<std::int64_t>(units, l.mode == geometry::classes ? resident : 0x7fffffff));
   kernel<<<dim3(unsigned(grid)), NT, smem, stream>>>(l, units, deterministic);

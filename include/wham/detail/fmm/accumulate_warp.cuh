@@ -127,8 +127,8 @@ void launch_warp(const pair_list<T>& l, int p, bool deterministic, cudaStream_t 
   const std::int64_t units = (l.num_pairs + 31) / 32;
   const std::int64_t needed = (units + W - 1) / W;
   const std::int64_t grid = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(needed, std::int64_t(current_device_limits().sm_count) *
-                                            std::max(per_sm, 1)));
+      1, std::min<std::int64_t>(
+             needed, std::int64_t(current_device_limits().sm_count) * std::max(per_sm, 1)));
   kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(l, p, units, deterministic);
   WHAM_CHECK_LAUNCH("fmm accumulate_warp_kernel");
 }

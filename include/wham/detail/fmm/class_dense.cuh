@@ -127,7 +127,7 @@ __device__ __forceinline__ void dense_tiles(const double* __restrict__ tiles,
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr bool use_m16 = K::m16;
 #else
-  constexpr bool use_m16 = false;  // m16n8k4 in FP64 is sm_90's: pairs of m8n8k4 below
+  constexpr bool use_m16 = false;    // m16n8k4 in FP64 is sm_90's: pairs of m8n8k4 below
 #endif
   const int lane = threadIdx.x & 31;
   const double* b_lane = records + (lane >> 2) * shape::record + (lane & 3);

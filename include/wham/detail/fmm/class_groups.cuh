@@ -141,8 +141,7 @@ __device__ void make_group_tables(const pair_list<T>& l, int k, unsigned char* s
     int L = 0;
     while (fold_offset(L + 1) / 2 <= e) ++L;
     const int local = e - fold_offset(L) / 2;
-    const fold_entries ab =
-        class_fold_pair(folded, L, local / (L + 1), local % (L + 1), pb);
+    const fold_entries ab = class_fold_pair(folded, L, local / (L + 1), local % (L + 1), pb);
     dm[2 * e] = T(ab.a);
     dm[2 * e + 1] = T(ab.b);
   }
@@ -168,7 +167,8 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
   std::int32_t* s_src = reinterpret_cast<std::int32_t*>(fmm_smem_raw + lay.idx);
   std::int32_t* s_tgt = s_src + group_pairs;
   std::int32_t* s_cls = s_tgt + group_pairs;
-  [[maybe_unused]] cpx<T>* stage = reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.stage) + (threadIdx.x >> 5) * 2 * group_pairs;
+  [[maybe_unused]] cpx<T>* stage =
+      reinterpret_cast<cpx<T>*>(fmm_smem_raw + lay.stage) + (threadIdx.x >> 5) * 2 * group_pairs;
   const m2l::swap_table<double>& tabd = m2l::swap_constants<double>();
   [[maybe_unused]] const m2l::swap_table<T>& tab = m2l::swap_constants<T>();
   for (int i = threadIdx.x; i < m2l::swap_offset(P + 1); i += blockDim.x) folded[i] = tabd.b[i];

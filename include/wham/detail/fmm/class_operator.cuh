@@ -76,10 +76,14 @@ __host__ __device__ __forceinline__ double class_dmat_entry(const double* folded
     acc = fma(bb, e, acc);
   }
   switch ((j - i) & 3) {  // Re(i^(j-i) acc)
-    case 0: return acc.re;
-    case 1: return -acc.im;
-    case 2: return -acc.re;
-    default: return acc.im;
+    case 0:
+      return acc.re;
+    case 1:
+      return -acc.im;
+    case 2:
+      return -acc.re;
+    default:
+      return acc.im;
   }
 }
 
@@ -108,9 +112,8 @@ __host__ __device__ constexpr int fold_offset(int l) { return l * (l + 1) * (2 *
 struct fold_entries {
   double a, b;
 };
-__host__ __device__ __forceinline__ fold_entries class_fold_pair(const double* folded, int l,
-                                                                 int i, int j,
-                                                                 const cpx<double>* pb) {
+__host__ __device__ __forceinline__ fold_entries class_fold_pair(const double* folded, int l, int i,
+                                                                 int j, const cpx<double>* pb) {
   const double* t = folded + swap_offset(l);
   const bool even = ((i + j) & 1) == 0;
   double e = even ? t[i] * t[j * (l + 1)] : 0.0;  // k = 0: B[0][i] B[j][0], real sums only
@@ -156,7 +159,7 @@ __host__ __device__ __forceinline__ void folded_product(const cpx<T>* x, const f
   cpx<T> u[N], v[N];
   u[0] = x[L];
   v[0] = {T(0), T(0)};
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int j = 1; j <= L; ++j) {
     const cpx<T> a = x[L + j], b = x[L - j];
     u[j] = (j & 1) ? a - b : a + b;
@@ -165,7 +168,7 @@ WHAM_M2L_UNROLL
   auto at = [&](int i, int j) { return Transposed ? t[j * N + i] : t[i * N + j]; };
   {  // i = 0: Q_0 = 0
     cpx<T> p{T(0), T(0)};
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int j = 0; j <= L; ++j) p = fma(at(0, j).a, u[j], p);
     emit(0, false, p, p, p, p);
   }
@@ -175,12 +178,12 @@ WHAM_M2L_UNROLL
   };
   // Not unrolled: the grouped kernel already stalls on instruction-cache misses; unrolled
   // it ran 1.1-1.9x slower at p = 8-12 (H200, 16^3 level, double, bench_fmm class_groups).
-WHAM_M2L_NO_UNROLL
+  WHAM_M2L_NO_UNROLL
   for (int i = 1; i + 1 <= L; i += 2) {
     cpx<T> p0{T(0), T(0)}, q0{T(0), T(0)}, p1{T(0), T(0)}, q1{T(0), T(0)};
     p0 = fma(at(i, 0).a, u[0], p0);
     p1 = fma(at(i + 1, 0).a, u[0], p1);
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int j = 1; j <= L; ++j) {
       const fold_pair<T> e0 = at(i, j), e1 = at(i + 1, j);
       p0 = fma(e0.a, u[j], p0);
@@ -193,7 +196,7 @@ WHAM_M2L_UNROLL
   if constexpr (L % 2 == 1) {  // the last i alone
     cpx<T> p{T(0), T(0)}, q{T(0), T(0)};
     p = fma(at(L, 0).a, u[0], p);
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int j = 1; j <= L; ++j) {
       const fold_pair<T> e = at(L, j);
       p = fma(e.a, u[j], p);
@@ -212,23 +215,23 @@ __host__ __device__ __forceinline__ void class_forward_degree(cpx<T>* col, int s
                                                               T scale_out) {
   constexpr int W = 2 * L + 1;
   cpx<T> x[W];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int c = 0; c < W; ++c) x[c] = col[(L * L + c) * stride];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = 1; m <= L; ++m) {
     x[L + m] = x[L + m] * psi[m];
     x[L - m] = mul_conj(x[L - m], psi[m]);
   }
   const auto* t = reinterpret_cast<const fold_pair<T>*>(fold + fold_offset(L));
-  folded_product<L, false>(x, t, [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1,
-                                     cpx<T> ym1) {
-    col[(L * L + L + i) * stride] = scale(yp, scale_out);
-    if (i != 0) col[(L * L + L - i) * stride] = scale(ym, scale_out);
-    if (two) {
-      col[(L * L + L + i + 1) * stride] = scale(yp1, scale_out);
-      col[(L * L + L - i - 1) * stride] = scale(ym1, scale_out);
-    }
-  });
+  folded_product<L, false>(x, t,
+                           [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1, cpx<T> ym1) {
+                             col[(L * L + L + i) * stride] = scale(yp, scale_out);
+                             if (i != 0) col[(L * L + L - i) * stride] = scale(ym, scale_out);
+                             if (two) {
+                               col[(L * L + L + i + 1) * stride] = scale(yp1, scale_out);
+                               col[(L * L + L - i - 1) * stride] = scale(ym1, scale_out);
+                             }
+                           });
 }
 
 /// Degree L of the way out, for one pair: z = (-1)^m r^-L sum_k (L+k)! y[k, m] from the
@@ -236,14 +239,14 @@ WHAM_M2L_UNROLL
 /// leave two neighbours at a time where they can, `out(c, v0, v1, true)` for c and c + 1,
 /// else one, `out(c, v0, _, false)`. `ir` = 1/r powers, `fact` = factorials.
 template <int L, class T, class Out>
-__host__ __device__ __forceinline__ void class_backward_degree(const cpx<T>* col, int stride,
-                                                               int p, const T* fold,
-                                                               const cpx<T>* psi, const T* ir,
-                                                               const T* fact, Out&& out) {
+__host__ __device__ __forceinline__ void class_backward_degree(const cpx<T>* col, int stride, int p,
+                                                               const T* fold, const cpx<T>* psi,
+                                                               const T* ir, const T* fact,
+                                                               Out&& out) {
   constexpr int W = 2 * L + 1;
   cpx<T> z[W];
   const T s = ir[L];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = -L; m <= L; ++m) {
     const int am = m < 0 ? -m : m;
     cpx<T> acc{T(0), T(0)};
@@ -253,8 +256,7 @@ WHAM_M2L_UNROLL
   const auto* t = reinterpret_cast<const fold_pair<T>*>(fold + fold_offset(L));
   // Psi^* on the way out: coefficient m gets e^{-i m (a - pi/2)}.
   constexpr int c0 = L * L + L;
-  folded_product<L, true>(z, t, [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1,
-                                    cpx<T> ym1) {
+  folded_product<L, true>(z, t, [&](int i, bool two, cpx<T> yp, cpx<T> ym, cpx<T> yp1, cpx<T> ym1) {
     if (two) {
       out(c0 + i, mul_conj(yp, psi[i]), mul_conj(yp1, psi[i + 1]), true);
       out(c0 - i - 1, ym1 * psi[i + 1], ym * psi[i], true);

@@ -51,8 +51,7 @@ struct class_tensor_cols {
 /// it; the caller checks `live`), after a __syncwarp: emit may overwrite the rows. `fold`
 /// is the class's table of every degree (class_operator.cuh's layout).
 template <int L, bool Transposed, bool WithPsi, class Emit>
-__device__ __forceinline__ void class_tensor_product(const class_tensor_cols& w,
-                                                     const double* fold,
+__device__ __forceinline__ void class_tensor_product(const class_tensor_cols& w, const double* fold,
                                                      const cpx<double>* psi, Emit&& emit) {
   constexpr int S = class_tensor_stride, N = L + 1, c0 = L * L + L;
   constexpr int MT = (N + 7) / 8, KT = (N + 3) / 4;
@@ -60,10 +59,10 @@ __device__ __forceinline__ void class_tensor_product(const class_tensor_cols& w,
   const auto* t = reinterpret_cast<const fold_pair<double>*>(fold + fold_offset(L));
   // A first: independent of the records, its loads overlap the operands'.
   double aa[MT][KT], ab[MT][KT];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int mt = 0; mt < MT; ++mt) {
     const int i = 8 * mt + r;
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int ks = 0; ks < KT; ++ks) {
       const int j = 4 * ks + k4;
       fold_pair<double> e{0.0, 0.0};
@@ -76,7 +75,7 @@ WHAM_M2L_UNROLL
   const cpx<double>* col = w.rec + w.col0 + (r >> 1);
   const bool imag = r & 1;
   double bu[KT], bv[KT];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int ks = 0; ks < KT; ++ks) {
     const int j = 4 * ks + k4;
     bu[ks] = bv[ks] = 0.0;
@@ -97,41 +96,41 @@ WHAM_M2L_UNROLL
     }
   }
   double acc_p[MT][2], acc_q[MT][2];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int mt = 0; mt < MT; ++mt) {
     acc_p[mt][0] = acc_p[mt][1] = acc_q[mt][0] = acc_q[mt][1] = 0.0;
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int ks = 0; ks < KT; ++ks) {
       arch::mma_m8n8k4_f64(acc_p[mt][0], acc_p[mt][1], aa[mt][ks], bu[ks]);
       arch::mma_m8n8k4_f64(acc_q[mt][0], acc_q[mt][1], ab[mt][ks], bv[ks]);
     }
   }
   __syncwarp();  // every lane's operands read before emit writes the rows back
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int mt = 0; mt < MT; ++mt) {
     const int i = 8 * mt + r;
     if (i > L) continue;
     const double* P = acc_p[mt];
     const double* Q = acc_q[mt];
     const cpx<double> yp{P[0] + Q[0], P[1] + Q[1]};
-    const cpx<double> ym = (i & 1) ? cpx<double>{Q[0] - P[0], Q[1] - P[1]}
-                                   : cpx<double>{P[0] - Q[0], P[1] - Q[1]};
+    const cpx<double> ym =
+        (i & 1) ? cpx<double>{Q[0] - P[0], Q[1] - P[1]} : cpx<double>{P[0] - Q[0], P[1] - Q[1]};
     emit(i, k4, yp, ym);
   }
 }
 
 /// Degree L of the way in: x <- r^-(L+1) d_L Psi x, in place (class_forward_degree).
 template <int L>
-__device__ __forceinline__ void class_tensor_forward(const class_tensor_cols& w,
-                                                     const double* fold,
+__device__ __forceinline__ void class_tensor_forward(const class_tensor_cols& w, const double* fold,
                                                      const cpx<double>* psi, double scale_out) {
   constexpr int S = class_tensor_stride, c0 = L * L + L;
-  class_tensor_product<L, false, true>(w, fold, psi, [&](int i, int q, cpx<double> yp,
-                                                         cpx<double> ym) {
-    if (((w.live >> q) & 1u) == 0) return;
-    w.rec[(c0 + i) * S + w.col0 + q] = scale(yp, scale_out);
-    if (i > 0) w.rec[(c0 - i) * S + w.col0 + q] = scale(ym, scale_out);
-  });
+  class_tensor_product<L, false, true>(w, fold, psi,
+                                       [&](int i, int q, cpx<double> yp, cpx<double> ym) {
+                                         if (((w.live >> q) & 1u) == 0) return;
+                                         w.rec[(c0 + i) * S + w.col0 + q] = scale(yp, scale_out);
+                                         if (i > 0)
+                                           w.rec[(c0 - i) * S + w.col0 + q] = scale(ym, scale_out);
+                                       });
 }
 
 /// Order +-A of the z-translation, in place: row (L, m) <- (-1)^m r^-L sum_k (L + k)!
@@ -145,32 +144,32 @@ __device__ __forceinline__ void class_tensor_z(const class_tensor_cols& w, const
   static_assert(2 * A + 8 * MT + 4 * KT - 2 < class_tensor_fact, "factorial table too short");
   const int lane = threadIdx.x & 31, r = lane >> 2, k4 = lane & 3;
   double a[MT][KT];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int mt = 0; mt < MT; ++mt) {
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int ks = 0; ks < KT; ++ks) a[mt][ks] = fz[2 * A + 8 * mt + r + 4 * ks + k4];
   }
   const double* col = reinterpret_cast<const double*>(w.rec + w.col0) + r;
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int sign = 0; sign < (A > 0 ? 2 : 1); ++sign) {
     const int m = sign ? -A : A;
     double b[KT];
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int ks = 0; ks < KT; ++ks) {
       const int k = A + 4 * ks + k4;
       b[ks] = k <= P ? col[(k * k + k + m) * 2 * S] : 0.0;
     }
     double acc[MT][2];
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int mt = 0; mt < MT; ++mt) {
       acc[mt][0] = acc[mt][1] = 0.0;
-WHAM_M2L_UNROLL
+      WHAM_M2L_UNROLL
       for (int ks = 0; ks < KT; ++ks) {
         arch::mma_m8n8k4_f64(acc[mt][0], acc[mt][1], a[mt][ks], b[ks]);
       }
     }
     __syncwarp();
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int mt = 0; mt < MT; ++mt) {
       const int L = A + 8 * mt + r;
       if (L <= P && ((w.live >> k4) & 1u)) {
@@ -185,15 +184,15 @@ WHAM_M2L_UNROLL
 /// out(c, pair, value) (class_backward_degree's products).
 template <int L, class Out>
 __device__ __forceinline__ void class_tensor_backward(const class_tensor_cols& w,
-                                                      const double* fold,
-                                                      const cpx<double>* psi, Out&& out) {
+                                                      const double* fold, const cpx<double>* psi,
+                                                      Out&& out) {
   constexpr int c0 = L * L + L;
-  class_tensor_product<L, true, false>(w, fold, psi, [&](int i, int q, cpx<double> yp,
-                                                         cpx<double> ym) {
-    if (((w.live >> q) & 1u) == 0) return;
-    out(c0 + i, q, mul_conj(yp, psi[i]));
-    if (i > 0) out(c0 - i, q, ym * psi[i]);
-  });
+  class_tensor_product<L, true, false>(w, fold, psi,
+                                       [&](int i, int q, cpx<double> yp, cpx<double> ym) {
+                                         if (((w.live >> q) & 1u) == 0) return;
+                                         out(c0 + i, q, mul_conj(yp, psi[i]));
+                                         if (i > 0) out(c0 - i, q, ym * psi[i]);
+                                       });
 }
 
 /// The whole operator on the warp's columns: way in for every degree, the z products,
@@ -209,8 +208,7 @@ __device__ __forceinline__ void class_tensor_apply(const class_tensor_cols& w, c
     class_tensor_forward<L>(w, fold, psi, ir[L + 1]);
   });
   __syncwarp();  // every degree rotated before the z products read across degrees
-  m2l::static_for<0, P + 1>(
-      [&](auto Ac) { class_tensor_z<decltype(Ac)::value, P>(w, fz, ir); });
+  m2l::static_for<0, P + 1>([&](auto Ac) { class_tensor_z<decltype(Ac)::value, P>(w, fz, ir); });
   __syncwarp();  // every z row written before the way out reads them
   m2l::static_for<0, P + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;

@@ -64,9 +64,9 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, cudaStr
       if (!arch::dispatch_int<0, m2l::thread_max_order + 1>(p, [&](auto Pc) {
             launch_thread_order<decltype(Pc)::value, T>(l, deterministic, stream);
           })) {
-        throw_invalid_argument("m2l_accumulate", "p", p,
-                               "0.." + std::to_string(m2l::thread_max_order) +
-                                   " for the thread schedule");
+        throw_invalid_argument(
+            "m2l_accumulate", "p", p,
+            "0.." + std::to_string(m2l::thread_max_order) + " for the thread schedule");
       }
       return;
   }
@@ -121,10 +121,8 @@ void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
 /// Launches the grouped class form at order p (the caller checked p's range).
 template <class T>
 void launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
-  const bool done =
-      arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(p, [&](auto Pc) {
-        launch_class_group_order<decltype(Pc)::value, T>(l, stream);
-      });
+  const bool done = arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(
+      p, [&](auto Pc) { launch_class_group_order<decltype(Pc)::value, T>(l, stream); });
   if (!done) {
     throw_invalid_argument("m2l_accumulate_class_groups", "p", p,
                            std::to_string(class_group_min_order) + ".." +

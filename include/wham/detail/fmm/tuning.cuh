@@ -85,7 +85,7 @@ constexpr int class_group_warps(int p) {
     total += degree_cost(p, L);
     top = degree_cost(p, L) > top ? degree_cost(p, L) : top;
   }
-  int w = (2 * total + top) / (2 * top);  // double p = 13 W = 5, 6, 7: 3821, 3764, 3874
+  int w = (2 * total + top) / (2 * top);         // double p = 13 W = 5, 6, 7: 3821, 3764, 3874
   if (std::is_same_v<T, float> && w > 6) w = 6;  // float p = 16 W = 6, 7, 8: 4472, 6080, 7100
   return w < 2 ? 2 : w;
 }

@@ -129,7 +129,7 @@ __host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z
     d.ea[1] = a.ea;
     d.eb[1] = a.eb;
   }
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = 2; m <= P; ++m) {
     d.ea[m] = d.ea[m - 1] * a.ea;
     d.eb[m] = d.eb[m - 1] * a.eb;
@@ -156,17 +156,17 @@ template <int L, bool Transpose, swap_post Post, bool Scale, class T>
 __host__ __device__ __forceinline__ void swap_store(cpx<T>* v, cpx<T>* dst, cpx<T> e, T s) {
   const swap_table<T>& tab = swap_constants<T>();
   constexpr int off = swap_offset(L);
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int k = 1; k <= L; ++k) {  // fold in place: v[L+k] = x_k + x_-k, v[L-k] = x_k - x_-k
     const cpx<T> a = v[L + k], b = v[L - k];
     v[L + k] = a + b;
     v[L - k] = a - b;
   }
   cpx<T> pw{T(1), T(0)};
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = 0; m <= L; ++m) {
     cpx<T> E{T(0), T(0)}, O{T(0), T(0)};
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int k = 0; k <= L; ++k) {
       const bool zero = (k == 0 && ((L + m) & 1)) || (m == 0 && ((L + k) & 1));
       if (!zero) {
@@ -206,7 +206,7 @@ WHAM_M2L_UNROLL
 template <int L, bool Transpose, class T>
 __host__ __device__ __forceinline__ void swap_inplace(cpx<T>* v) {
   cpx<T> f[2 * L + 1];
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int i = 0; i < 2 * L + 1; ++i) f[i] = v[i];
   swap_store<L, Transpose, swap_post::none, false>(f, v, cpx<T>{T(1), T(0)}, T(1));
 }
@@ -214,7 +214,7 @@ WHAM_M2L_UNROLL
 /// v[m] *= e^{i m a} (Conj = false) or e^{-i m a} (true), m = -L..L; pw = powers, m >= 0.
 template <int L, bool Conj, class T>
 __host__ __device__ __forceinline__ void dz_inplace(cpx<T>* v, const cpx<T>* pw) {
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = 1; m <= L; ++m) {
     if (Conj) {
       v[L + m] = mul_conj(v[L + m], pw[m]);
@@ -231,7 +231,7 @@ WHAM_M2L_UNROLL
 template <int L, bool Conj, class T>
 __host__ __device__ __forceinline__ void dz_powers_inplace(cpx<T>* v, cpx<T> e) {
   cpx<T> pw = e;
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = 1; m <= L; ++m) {
     if (m > 1) pw = pw * e;
     if (Conj) {
@@ -271,7 +271,8 @@ __host__ __device__ __forceinline__ void rotate_to_z_degree(cpx<T>* v, const dir
 }
 
 template <int L, int P, class T>
-__host__ __device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v, const direction<P, T>& dir) {
+__host__ __device__ __forceinline__ void rotate_from_z_degree(cpx<T>* v,
+                                                              const direction<P, T>& dir) {
   static_assert(L <= P, "degree beyond the direction's order");
   swap_inplace<L, false>(v);
   dz_inplace<L, true>(v, dir.eb);
@@ -285,18 +286,18 @@ __host__ __device__ __forceinline__ void z_translate(cpx<T>* a, T inv_r) {
   const swap_table<T>& tab = swap_constants<T>();
   T ir[P + 2];
   ir[0] = T(1);
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int j = 1; j <= P + 1; ++j) ir[j] = ir[j - 1] * inv_r;
-WHAM_M2L_UNROLL
+  WHAM_M2L_UNROLL
   for (int m = -P; m <= P; ++m) {
     const int am = m < 0 ? -m : m;
     cpx<T> t[P + 1];
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int k = am; k <= P - am; ++k) t[k] = scale(a[k * k + k + m], ir[k + 1]);
-WHAM_M2L_UNROLL
+    WHAM_M2L_UNROLL
     for (int n = am; n <= P; ++n) {
       cpx<T> acc{T(0), T(0)};
-WHAM_M2L_UNROLL
+      WHAM_M2L_UNROLL
       for (int k = am; k <= P - n; ++k) acc = fma(tab.fact[n + k], t[k], acc);
       a[n * n + n + m] = scale(acc, (m & 1) ? -ir[n] : ir[n]);
     }
@@ -305,7 +306,8 @@ WHAM_M2L_UNROLL
 
 /// The whole factorised M2L on one expansion of order P, in place.
 template <int P, class T>
-__host__ __device__ __forceinline__ void m2l_inplace(cpx<T>* a, const direction<P, T>& dir, T inv_r) {
+__host__ __device__ __forceinline__ void m2l_inplace(cpx<T>* a, const direction<P, T>& dir,
+                                                     T inv_r) {
   static_for<0, P + 1>([&](auto Lc) {
     constexpr int L = decltype(Lc)::value;
     rotate_to_z_degree<L>(a + L * L, dir);

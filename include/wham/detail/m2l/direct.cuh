@@ -29,11 +29,14 @@ __global__ void __launch_bounds__(direct_block_threads)
   const cpx<T> xy{x, y};
   S[0] = {T(1) / sqrt(r2), T(0)};
   for (int m = 0; m <= p; ++m) {
-    if (m > 0) S[m * m + 2 * m] = scale(S[(m - 1) * (m - 1) + 2 * (m - 1)] * xy, T(2 * m - 1) * inv_r2);
-    if (m + 1 <= p) S[(m + 1) * (m + 1) + (m + 1) + m] = scale(S[m * m + 2 * m], T(2 * m + 1) * z * inv_r2);
+    if (m > 0)
+      S[m * m + 2 * m] = scale(S[(m - 1) * (m - 1) + 2 * (m - 1)] * xy, T(2 * m - 1) * inv_r2);
+    if (m + 1 <= p)
+      S[(m + 1) * (m + 1) + (m + 1) + m] = scale(S[m * m + 2 * m], T(2 * m + 1) * z * inv_r2);
     for (int n = m + 2; n <= p; ++n) {
       const cpx<T> a = S[(n - 1) * (n - 1) + (n - 1) + m], b = S[(n - 2) * (n - 2) + (n - 2) + m];
-      S[n * n + n + m] = scale(scale(a, T(2 * n - 1) * z) - scale(b, T((n + m - 1) * (n - m - 1))), inv_r2);
+      S[n * n + n + m] =
+          scale(scale(a, T(2 * n - 1) * z) - scale(b, T((n + m - 1) * (n - m - 1))), inv_r2);
     }
   }
   for (int n = 1; n <= p; ++n) {

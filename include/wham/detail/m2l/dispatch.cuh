@@ -71,8 +71,8 @@ void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t s
 /// Launches schedule `s` for wham::m2l (arguments checked by the caller). A schedule the
 /// caller chose that cannot serve p, T or the device throws wham::error naming the path.
 template <class T>
-void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* deltas,
-            cpx<T>* L, std::int64_t num_pairs, cudaStream_t stream) {
+void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* deltas, cpx<T>* L,
+            std::int64_t num_pairs, cudaStream_t stream) {
   switch (s) {
     case schedule::thread:
       if (p > thread_max_order) {
@@ -85,11 +85,14 @@ void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* 
         const std::size_t need = thread_schedule_smem_bytes<T>(p);
         const std::size_t have = current_device_limits().smem_per_block_optin;
         if (need > have) {
-          throw_invalid_argument(
-              "m2l", "path", "m2l_path::thread",
-              "automatic, split or warp at p = " + std::to_string(p) + " on this device: the "
-              "thread schedule needs " + std::to_string(need) + " bytes of shared memory a "
-              "block, the device allows " + std::to_string(have));
+          throw_invalid_argument("m2l", "path", "m2l_path::thread",
+                                 "automatic, split or warp at p = " + std::to_string(p) +
+                                     " on this device: the "
+                                     "thread schedule needs " +
+                                     std::to_string(need) +
+                                     " bytes of shared memory a "
+                                     "block, the device allows " +
+                                     std::to_string(have));
         }
       }
       launch_thread<T>(p, M, deltas, L, num_pairs, stream);

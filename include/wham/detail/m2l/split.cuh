@@ -151,11 +151,11 @@ __device__ __forceinline__ void split_group(cpx<T>* slot, bool valid, angles<T> 
       if constexpr (split_owner(P, G, L) == Group) {
         cpx<T> v[2 * L + 1];
         cpx<T>* d = slot + L * L;
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int i = 0; i < 2 * L + 1; ++i) v[i] = d[i];
         dz_powers_inplace<L, false>(v, dir.ea);
         swap_store<L, true, swap_post::dz, false>(v, d, dir.eb, T(1));
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int i = 0; i < 2 * L + 1; ++i) v[i] = d[i];
         swap_store<L, true, swap_post::none, true>(v, d, dir.eb, ir);
       }
@@ -172,11 +172,11 @@ WHAM_M2L_UNROLL
       constexpr int N = decltype(Nc)::value;
       if constexpr (split_z_owner(P, G, N) == Group) {
         constexpr int off = split_out_offset(P, G, Group, N);
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int m = -N; m <= N; ++m) {
           const int am = m < 0 ? -m : m;
           cpx<T> acc{T(0), T(0)};
-WHAM_M2L_UNROLL
+          WHAM_M2L_UNROLL
           for (int k = am; k <= P - N; ++k) acc = fma(tab.fact[N + k], slot[k * k + k + m], acc);
           out[off + N + m] = scale(acc, (m & 1) ? -ir : ir);
         }
@@ -190,7 +190,7 @@ WHAM_M2L_UNROLL
       constexpr int N = decltype(Nc)::value;
       if constexpr (split_z_owner(P, G, N) == Group) {
         constexpr int off = split_out_offset(P, G, Group, N);
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int i = 0; i < 2 * N + 1; ++i) slot[N * N + i] = out[off + i];
       }
     });
@@ -202,10 +202,10 @@ WHAM_M2L_UNROLL
       if constexpr (split_owner(P, G, L) == Group) {
         cpx<T> v[2 * L + 1];
         cpx<T>* d = slot + L * L;
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int i = 0; i < 2 * L + 1; ++i) v[i] = d[i];
         swap_store<L, false, swap_post::dz_conj, false>(v, d, dir.eb, T(1));
-WHAM_M2L_UNROLL
+        WHAM_M2L_UNROLL
         for (int i = 0; i < 2 * L + 1; ++i) v[i] = d[i];
         swap_store<L, false, swap_post::dz_conj, false>(v, d, dir.ea, T(1));
       }
@@ -260,8 +260,7 @@ void launch_split_variant(const cpx<T>* multipoles, const T* deltas, cpx<T>* loc
   auto kernel = m2l_split_kernel<P, T, G, MinBlocks>;
   ensure_dynamic_smem(kernel, smem);
   const std::int64_t blocks = (num_pairs + split_pairs - 1) / split_pairs;
-  kernel<<<dim3(unsigned(blocks)), 32 * G, smem, stream>>>(multipoles, deltas, locals,
-                                                          num_pairs);
+  kernel<<<dim3(unsigned(blocks)), 32 * G, smem, stream>>>(multipoles, deltas, locals, num_pairs);
   WHAM_CHECK_LAUNCH("m2l_split_kernel");
 }
 

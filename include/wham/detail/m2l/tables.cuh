@@ -25,8 +25,8 @@ inline constexpr int swap_entries = swap_offset(max_table_order + 1);  // 3311
 
 template <class T>
 struct swap_table {
-  T b[swap_entries];                 ///< folded B_l, m, k >= 0
-  T fact[2 * max_table_order + 1];   ///< 0! .. 40!
+  T b[swap_entries];                ///< folded B_l, m, k >= 0
+  T fact[2 * max_table_order + 1];  ///< 0! .. 40!
 };
 
 /// Builds the table by the spec's recursion (docs/specs/m2l.md), in double.

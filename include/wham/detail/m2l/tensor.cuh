@@ -240,7 +240,8 @@ enum class tensor_post { dz, dz_conj, scale };
 /// (dz_conj), or times s; Pw picks the powers (0: g.e, 1: g.f). Tiles past a block are
 /// zero fragments (their operand rows are read but multiply zeros).
 template <tensor_post Post, bool Fold, int Pw, int MT, int KT>
-__device__ __forceinline__ void tensor_swap(const tensor_degree<MT, KT>& g, double* slice, double s) {
+__device__ __forceinline__ void tensor_swap(const tensor_degree<MT, KT>& g, double* slice,
+                                            double s) {
   const int lane = threadIdx.x & 31;
   const int L = g.L;
   double b[4][KT];
@@ -273,8 +274,8 @@ __device__ __forceinline__ void tensor_swap(const tensor_degree<MT, KT>& g, doub
       const double* E = acc[2 * c][mt];
       const double* O = acc[2 * c + 1][mt];
       cpx<double> yp{E[0] + O[0], E[1] + O[1]};
-      cpx<double> yn = (L & 1) ? cpx<double>{O[0] - E[0], O[1] - E[1]}
-                               : cpx<double>{E[0] - O[0], E[1] - O[1]};
+      cpx<double> yn =
+          (L & 1) ? cpx<double>{O[0] - E[0], O[1] - E[1]} : cpx<double>{E[0] - O[0], E[1] - O[1]};
       if constexpr (Post == tensor_post::scale) {
         yp = scale(yp, s);
         yn = scale(yn, s);
@@ -394,7 +395,8 @@ struct tensor_stream {
 };
 
 template <class Pairs, int Warps, int MinBlocks>
-__global__ void __launch_bounds__(32 * Warps, MinBlocks) m2l_tensor_kernel(const Pairs pairs, int p) {
+__global__ void __launch_bounds__(32 * Warps, MinBlocks)
+    m2l_tensor_kernel(const Pairs pairs, int p) {
   extern __shared__ __align__(16) unsigned char m2l_smem_raw[];
   double* fz = reinterpret_cast<double*>(m2l_smem_raw);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -440,7 +442,7 @@ __global__ void __launch_bounds__(32 * Warps, MinBlocks) m2l_tensor_kernel(const
     w.pr[(p + 1) * tensor_pairs + lane] = ir;
   }
   stage_records_wait();
-  __syncthreads();  // fz, and the warp's own records and powers
+  __syncthreads();         // fz, and the warp's own records and powers
   if (count == 0) return;  // no block barrier below
 
   for (int L = 0; L <= p; ++L) {
@@ -476,9 +478,9 @@ void launch_tensor_variant(int p, const Pairs& pairs, cudaStream_t stream) {
   constexpr std::int64_t per_block = std::int64_t(Warps) * tensor_pairs;
   const std::int64_t blocks = (pairs.num_pairs + per_block - 1) / per_block;
   if (blocks > 0x7fffffff) {
-    throw_invalid_argument("m2l", "num_pairs", pairs.num_pairs,
-                           "at most (2^31 - 1) * " + std::to_string(per_block) +
-                               " for m2l_path::tensor");
+    throw_invalid_argument(
+        "m2l", "num_pairs", pairs.num_pairs,
+        "at most (2^31 - 1) * " + std::to_string(per_block) + " for m2l_path::tensor");
   }
   kernel<<<dim3(unsigned(blocks)), 32 * Warps, smem, stream>>>(pairs, p);
   WHAM_CHECK_LAUNCH("m2l_tensor_kernel");

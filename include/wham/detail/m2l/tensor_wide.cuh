@@ -64,7 +64,8 @@ __device__ __forceinline__ bool wide_takes(int t, int warp) {
 /// W warps a block share one tile of eight pairs (its records in shared memory): the
 /// degrees and the orders of z spread over the warps, block barriers between the phases.
 template <class Pairs, int W, int MinBlocks, int MaxNT>
-__global__ void __launch_bounds__(32 * W, MinBlocks) m2l_tensor_wide_kernel(const Pairs pairs, int p) {
+__global__ void __launch_bounds__(32 * W, MinBlocks)
+    m2l_tensor_wide_kernel(const Pairs pairs, int p) {
   extern __shared__ __align__(16) unsigned char m2l_smem_raw[];
   const int t = threadIdx.x;
   const int warp = t >> 5;

@@ -18,14 +18,16 @@ __host__ __device__ constexpr int wide_power_stride(int p) { return ((2 * p + 1 
 __host__ __device__ constexpr int wide_radius_stride(int p) { return ((p + 2 + 11) / 16) * 16 + 4; }
 /// Doubles a block holds: factorials (64), the records, e^{i j alpha}, e^{i j beta}, r^-j.
 __host__ __device__ constexpr int wide_block_doubles(int p) {
-  return 64 + (p + 1) * (p + 1) * 2 * wide_pairs +
-         2 * 2 * wide_pairs * wide_power_stride(p) + wide_pairs * wide_radius_stride(p);
+  return 64 + (p + 1) * (p + 1) * 2 * wide_pairs + 2 * 2 * wide_pairs * wide_power_stride(p) +
+         wide_pairs * wide_radius_stride(p);
 }
 
 /// Slot of (row, pair q) in the records: rows of eight complex values, the pair XOR-swizzled
 /// by 2 (row mod 4), so that four consecutive rows x two pairs (a quarter warp's 16-byte
 /// accesses) fall in distinct banks.
-__device__ __forceinline__ int wide_slot(int row, int q) { return row * 8 + (q ^ ((row & 3) << 1)); }
+__device__ __forceinline__ int wide_slot(int row, int q) {
+  return row * 8 + (q ^ ((row & 3) << 1));
+}
 
 /// D += A B on an accumulator tile d[4] (arch::mma_m16n8k4_f64's fragment order).
 __device__ __forceinline__ void wide_mma(double (&d)[4], double a0, double a1, double b) {
@@ -33,11 +35,11 @@ __device__ __forceinline__ void wide_mma(double (&d)[4], double a0, double a1, d
 }
 
 struct wide_warp {
-  double* fz;         ///< [64]: (n + k)! for n + k <= p, else 0
-  cpx<double>* rec;   ///< [C][8], swizzled (wide_slot)
-  cpx<double>* pa;    ///< [8][power stride]: e^{i j alpha}, j = -p..p
-  cpx<double>* pb;    ///< [8][power stride]: e^{i j beta}, j = -p..p
-  double* pr;         ///< [8][radius stride]: r^-j
+  double* fz;        ///< [64]: (n + k)! for n + k <= p, else 0
+  cpx<double>* rec;  ///< [C][8], swizzled (wide_slot)
+  cpx<double>* pa;   ///< [8][power stride]: e^{i j alpha}, j = -p..p
+  cpx<double>* pb;   ///< [8][power stride]: e^{i j beta}, j = -p..p
+  double* pr;        ///< [8][radius stride]: r^-j
   int p, ps, rs;
 };
 
@@ -137,7 +139,8 @@ __device__ __forceinline__ void wide_degree(const wide_warp& w, int L, const Sin
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = nt * 8 + 4 * h + tig;
-        if (i <= 2 * L) w.rec[wide_slot(r0 + i, g)] = cpx<double>{acc2[0][nt][h] * s, acc2[0][nt][2 + h] * s};
+        if (i <= 2 * L)
+          w.rec[wide_slot(r0 + i, g)] = cpx<double>{acc2[0][nt][h] * s, acc2[0][nt][2 + h] * s};
       }
     }
   } else {
@@ -167,9 +170,9 @@ __device__ __forceinline__ void wide_zero_folded(double (&acc)[2][2][NT][4]) {
 /// Rows m (E + O) and -m (sgn (E - O)) of position (nt, h) of class c, from the even-k (E)
 /// and odd-k (O) accumulators.
 template <int NT>
-__device__ __forceinline__ void wide_unfold(const double (&acc)[2][2][NT][4], int c, int nt,
-                                            int h, double sgn, double& pre, double& pim,
-                                            double& mre, double& mim) {
+__device__ __forceinline__ void wide_unfold(const double (&acc)[2][2][NT][4], int c, int nt, int h,
+                                            double sgn, double& pre, double& pim, double& mre,
+                                            double& mim) {
   pre = acc[c][0][nt][h] + acc[c][1][nt][h];
   pim = acc[c][0][nt][2 + h] + acc[c][1][nt][2 + h];
   mre = sgn * (acc[c][0][nt][h] - acc[c][1][nt][h]);
@@ -192,13 +195,14 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
-        for (int kt = 0; kt < KT; ++kt) b[c][e][nt][kt] = frag[(((c * 2 + e) * NT + nt) * KT + kt) * 32];
+        for (int kt = 0; kt < KT; ++kt)
+          b[c][e][nt][kt] = frag[(((c * 2 + e) * NT + nt) * KT + kt) * 32];
       }
     }
   }
   const int rc = L * L + L;  // row of m = 0
   const double sgn = (L & 1) ? -1.0 : 1.0;
-  const int c_even = L & 1;  // the class whose m are even
+  const int c_even = L & 1;                       // the class whose m are even
   const cpx<double>* pa = w.pa + g * w.ps + w.p;  // m = 0
   const cpx<double>* pb = w.pb + g * w.ps + w.p;
   double acc[2][2][NT][4];  // [class][k parity][nt][re0, re1, im0, im1]
@@ -257,11 +261,15 @@ __device__ __forceinline__ void wide_degree_folded(const wide_warp& w, int L, co
       const int st = kt >> 1, h = kt & 1;
       double ure, uim, vre, vim;
       if ((e == 0) == (c_even == 0)) {
-        ure = acc[0][0][st][h]; uim = acc[0][0][st][2 + h];
-        vre = acc[0][1][st][h]; vim = acc[0][1][st][2 + h];
+        ure = acc[0][0][st][h];
+        uim = acc[0][0][st][2 + h];
+        vre = acc[0][1][st][h];
+        vim = acc[0][1][st][2 + h];
       } else {
-        ure = acc[1][0][st][h]; uim = acc[1][0][st][2 + h];
-        vre = acc[1][1][st][h]; vim = acc[1][1][st][2 + h];
+        ure = acc[1][0][st][h];
+        uim = acc[1][0][st][2 + h];
+        vre = acc[1][1][st][h];
+        vim = acc[1][1][st][2 + h];
       }
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {

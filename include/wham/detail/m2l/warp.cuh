@@ -239,11 +239,9 @@ void launch_warp(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* local
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, W * 32, smem));
   const std::int64_t needed = (num_pairs + W - 1) / W;
-  const std::int64_t grid =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(needed, std::int64_t(lim.sm_count) *
-                                                                   std::max(per_sm, 1)));
-  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(multipoles, deltas, locals, num_pairs,
-                                                         p);
+  const std::int64_t grid = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(needed, std::int64_t(lim.sm_count) * std::max(per_sm, 1)));
+  kernel<<<dim3(unsigned(grid)), W * 32, smem, stream>>>(multipoles, deltas, locals, num_pairs, p);
   WHAM_CHECK_LAUNCH("m2l_warp_kernel");
 }
 

@@ -65,24 +65,23 @@ inline unsigned baseline_grid(std::int64_t work_items) {
 /// The caller checks that batch * 2^log_n fits in int64.
 template <class V, class Input, class Out>
 inline void launch_baseline(int log_n, std::int64_t batch, Input input,
-                            stored_output<Out, V> output, real_t<V> scale,
-                            cudaStream_t stream) {
+                            stored_output<Out, V> output, real_t<V> scale, cudaStream_t stream) {
   check_range("baseline path", "log_n", log_n, 0, 30);
   check_range("baseline path", "batch", batch, 1, INT64_MAX >> log_n);
   const std::int64_t total = batch << log_n;
   if (log_n >= 2) {
     constexpr int E = 4;
-    baseline_fill_kernel<V, E><<<baseline_grid(total / E), baseline_threads, 0, stream>>>(
-        input, output, total, scale);
+    baseline_fill_kernel<V, E>
+        <<<baseline_grid(total / E), baseline_threads, 0, stream>>>(input, output, total, scale);
   } else {
-    baseline_fill_kernel<V, 1><<<baseline_grid(total), baseline_threads, 0, stream>>>(
-        input, output, total, scale);
+    baseline_fill_kernel<V, 1>
+        <<<baseline_grid(total), baseline_threads, 0, stream>>>(input, output, total, scale);
   }
   WHAM_CHECK_LAUNCH("wham::detail::wht::baseline_fill_kernel");
   const std::int64_t pairs = total / 2;
   for (int stage = 0; stage < log_n; ++stage) {
-    baseline_stage_kernel<V, Out><<<baseline_grid(pairs), baseline_threads, 0, stream>>>(
-        output.out, pairs, stage);
+    baseline_stage_kernel<V, Out>
+        <<<baseline_grid(pairs), baseline_threads, 0, stream>>>(output.out, pairs, stage);
     WHAM_CHECK_LAUNCH("wham::detail::wht::baseline_stage_kernel");
   }
 }

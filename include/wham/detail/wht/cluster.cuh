@@ -96,8 +96,9 @@ inline void launch_cluster_n(Input input, Output output, std::int64_t rows, real
                              cudaStream_t stream) {
   using shape = fused_shape_for<V, LogS, Input>;
   if (!clusters_supported()) {
-    throw error("wham: the cluster schedule needs compute capability 9.0 or later and code "
-                "compiled for it (sm_90 or later)");
+    throw error(
+        "wham: the cluster schedule needs compute capability 9.0 or later and code "
+        "compiled for it (sm_90 or later)");
   }
   if (rows > 0x7fffffff / C) {
     throw_invalid_argument("fused path (cluster schedule)", "rows", rows,

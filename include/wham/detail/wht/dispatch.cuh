@@ -42,7 +42,7 @@ inline bool fused_pays(int log_n, std::int64_t rows) {
 /// else baseline.
 template <class T>
 inline fwht_path automatic_path(int log_n, std::int64_t batch) {
-  return fused_pays<T>(log_n, batch)     ? fwht_path::fused
+  return fused_pays<T>(log_n, batch)  ? fwht_path::fused
          : kronecker_serves<T>(log_n) ? fwht_path::kronecker
                                       : fwht_path::baseline;
 }

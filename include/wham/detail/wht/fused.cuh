@@ -29,10 +29,10 @@ namespace wham::detail::wht {
 template <class V, int LogN, bool Tables>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
-  static constexpr int e_pref = sizeof(V) >= 16 ? complex128_items(LogN, Tables)
-                                : sizeof(V) >= 8 ? (is_complex_v<V> ? complex64_items(LogN, Tables)
-                                                                    : double_items(LogN))
-                                                 : float_items(LogN);
+  static constexpr int e_pref =
+      sizeof(V) >= 16  ? complex128_items(LogN, Tables)
+      : sizeof(V) >= 8 ? (is_complex_v<V> ? complex64_items(LogN, Tables) : double_items(LogN))
+                       : float_items(LogN);
   static constexpr int e_min = e_pref > n / 1024 ? e_pref : n / 1024;
   static constexpr int items = e_min < n ? e_min : n;
   static constexpr int log_items = ilog2(items);
@@ -110,8 +110,8 @@ __device__ __forceinline__ unsigned warp_lanes() {
 /// neighbouring elements), or, for short segments (Linear), back to shared memory
 /// for the kernel's block-linear store. Padded (smem_slot): every access of a pass
 /// is one base address a thread plus a constant (likewise the global stores).
-template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, bool Padded, class V,
-          int E, class Output>
+template <int B, int LogN, int LogE, int TPS, bool Linear, bool Named, bool Padded, class V, int E,
+          class Output>
 __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[E],
                                              const Output& output, std::int64_t g_seg, bool active,
                                              real_t<V> scale) {
@@ -134,8 +134,8 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[
     }
     if constexpr (B + G < LogN) {
       segment_sync<TPS, Named>(warp_lanes(), s_local);
-      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output,
-                                                                  g_seg, active, scale);
+      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output, g_seg,
+                                                                  active, scale);
     } else if constexpr (!Linear) {
       if (active) {
         const std::int64_t g_thread = g_seg + thread_part;
@@ -166,8 +166,8 @@ __device__ __forceinline__ void fused_passes(V* seg, int t, int s_local, V (&v)[
 #pragma unroll
       for (int j = 0; j < E; ++j) seg[smem_slot<LogE, false>(xs[j])] = v[j];
       segment_sync<TPS, Named>(warp_lanes(), s_local);
-      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output,
-                                                                  g_seg, active, scale);
+      fused_passes<B + G, LogN, LogE, TPS, Linear, Named, Padded>(seg, t, s_local, v, output, g_seg,
+                                                                  active, scale);
     } else if constexpr (Linear) {
       // Back to the positions this thread just read: no other thread touches them.
 #pragma unroll
@@ -262,7 +262,8 @@ __device__ __forceinline__ void fused_block(const Input& input, const Output& ou
           const int e = k * threads + static_cast<int>(threadIdx.x);
           const int s = e >> LogN;
           if (first + s < num_segments) {
-            const V one[1] = {block_smem[s * shape::stride + smem_slot<LogE, shape::padded>(unsigned(e) & (N - 1u))]};
+            const V one[1] = {block_smem[s * shape::stride +
+                                         smem_slot<LogE, shape::padded>(unsigned(e) & (N - 1u))]};
             output.template store<1>(g_block + e, one, scale);
           }
         }
@@ -281,15 +282,17 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
     fused_kernel(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
                  unsigned tables_offset) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  fused_block<V, LogN>(input, output, std::int64_t(blockIdx.x), num_segments, scale,
-                       tables_offset, smem_raw);
+  fused_block<V, LogN>(input, output, std::int64_t(blockIdx.x), num_segments, scale, tables_offset,
+                       smem_raw);
 }
 
 /// Largest segment one block holds compiled per element size (2^15 float, 2^14
 /// 8-byte, 2^13 complex<double>: what 227 KiB of shared memory holds), so that no
 /// kernel is instantiated that no device could launch.
 template <class V>
-inline constexpr int block_compiled_max_log_n = sizeof(V) >= 16 ? 13 : sizeof(V) >= 8 ? 14 : 15;
+inline constexpr int block_compiled_max_log_n = sizeof(V) >= 16  ? 13
+                                                : sizeof(V) >= 8 ? 14
+                                                                 : 15;
 
 /// Largest segment the fused schedule serves for V in `smem` bytes of shared memory a
 /// block: the elements alone (the IQP phases' warp tables and the padded layout need a
@@ -332,8 +335,8 @@ inline fused_smem_layout fused_block_smem(const Input& input, std::int64_t spb) 
 }
 
 template <class V, int LogN, class Input, class Output>
-inline void launch_fused_n(Input input, Output output, std::int64_t num_segments,
-                           real_t<V> scale, cudaStream_t stream) {
+inline void launch_fused_n(Input input, Output output, std::int64_t num_segments, real_t<V> scale,
+                           cudaStream_t stream) {
   using shape = fused_shape_for<V, LogN, Input>;
   // Several segments per block for short segments, but never so many that the
   // grid leaves SMs idle at small batch.

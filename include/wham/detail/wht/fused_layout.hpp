@@ -117,7 +117,8 @@ std::vector<T> simulate_fused_with(const std::vector<T>& in, int log_n, int log_
       T* v = &regs[std::size_t(t) * e];
       for (int j = 0; j < e; ++j) {
         const unsigned jp = pass_register_part(j, b, g, log_t);
-        if ((tp & jp) != 0) throw std::logic_error("fused_layout: thread and register parts overlap");
+        if ((tp & jp) != 0)
+          throw std::logic_error("fused_layout: thread and register parts overlap");
         const unsigned x = tp | jp;
         const unsigned s = slot_of(x, log_e);
         check_slot(s);
@@ -141,7 +142,8 @@ std::vector<T> simulate_fused_with(const std::vector<T>& in, int log_n, int log_
           out[x] = value;
         } else {
           const unsigned s = slot_of(x, log_e);
-          if (reader[s] != t) throw std::logic_error("fused_layout: a thread writes a slot it did not read");
+          if (reader[s] != t)
+            throw std::logic_error("fused_layout: a thread writes a slot it did not read");
           smem[s] = value;
         }
       }

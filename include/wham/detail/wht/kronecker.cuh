@@ -52,8 +52,8 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
                                 stream);
     }
   }
-  const bool built = arch::dispatch_int<10, kronecker_stage0_compiled_max<V> + 1>(
-      lo, [&](auto bits) {
+  const bool built =
+      arch::dispatch_int<10, kronecker_stage0_compiled_max<V> + 1>(lo, [&](auto bits) {
         launch_fused_n<V, decltype(bits)::value>(input, output, segments, real_t<V>(1), stream);
       });
   if (!built) {
@@ -101,10 +101,11 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
   const std::int64_t row_bytes = row * std::int64_t(sizeof(Out));
   const std::int64_t budget = cfg.chunk_bytes;
   std::int64_t rows_per_chunk = batch;
-  if (budget > 0 && row_bytes <= budget) rows_per_chunk = std::max<std::int64_t>(1, budget / row_bytes);
+  if (budget > 0 && row_bytes <= budget)
+    rows_per_chunk = std::max<std::int64_t>(1, budget / row_bytes);
 
   // The middle plan: loaded rows of an element type with a streamed schedule.
-  constexpr bool middle_built = streamed_log_n_max<V> > 0 &&
+  constexpr bool middle_built = streamed_log_n_max < V >> 0 &&
                                 std::is_same_v<Input, loaded_input<V, V>> &&
                                 std::is_same_v<Output, stored_output<V, V>>;
   bool middle = false;

@@ -155,7 +155,8 @@ void simulate_strided_stage(T* data, std::int64_t total, int bit, int log_h, int
         for (int p = 0; p < P; ++p) {
           for (int r = 0; r < R; ++r)
             for (int g = 0; g < (1 << g_bits); ++g)
-              v[r * (1 << g_bits) + g] = tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c];
+              v[r * (1 << g_bits) + g] =
+                  tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c];
           for (int hh = 1; hh < (1 << g_bits); hh <<= 1)
             for (int j = 0; j < E; ++j)
               if ((j & hh) == 0) {
@@ -165,7 +166,8 @@ void simulate_strided_stage(T* data, std::int64_t total, int bit, int log_h, int
               }
           for (int r = 0; r < R; ++r)
             for (int g = 0; g < (1 << g_bits); ++g)
-              tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c] = v[r * (1 << g_bits) + g];
+              tile[round_row(b, g_bits, unsigned(r * P + p), unsigned(g)) * C + c] =
+                  v[r * (1 << g_bits) + g];
         }
       }
       top = b;

@@ -36,13 +36,13 @@ inline constexpr int resident_threads = 256;
 /// over Out share the resident block shape.
 template <class V, class Out, int Lo, int Hi>
 inline constexpr bool resident_shapes_match =
-    fused_shape<V, Lo, true>::threads == resident_threads &&
-    strided_kernel_shape<Out, Hi>::threads == resident_threads;
+    fused_shape<V, Lo, true>::threads ==
+    resident_threads&& strided_kernel_shape<Out, Hi>::threads == resident_threads;
 
 template <class V, int Lo, int Hi, int K, class Input, class Output>
 __global__ void __launch_bounds__(resident_threads, 2)
-    kronecker_resident_kernel(Input input, Output output, real_t<V> scale,
-                              unsigned tables_offset, std::int64_t rows) {
+    kronecker_resident_kernel(Input input, Output output, real_t<V> scale, unsigned tables_offset,
+                              std::int64_t rows) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
   using stage0 = fused_shape_for<V, Lo, Input>;

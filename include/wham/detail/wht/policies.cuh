@@ -60,7 +60,7 @@ inline constexpr bool has_warp_tables_v = has_warp_tables<Input>::value;
 /// misses). H200: IQP complex128 batch 64, n = 12: 11.1 -> 9.2 us; complex64 7% slower
 /// at 512 MiB, so not there (bench_iqp).
 template <class V, class Input, int TPS>
-inline constexpr bool product_only_v = has_warp_tables_v<Input> && TPS >= 32 && sizeof(V) == 16;
+inline constexpr bool product_only_v = has_warp_tables_v<Input>&& TPS >= 32 && sizeof(V) == 16;
 /// The fused kernel's tables_offset when the input makes no tables.
 inline constexpr unsigned no_tables = 0xffffffffu;
 

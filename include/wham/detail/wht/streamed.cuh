@@ -88,8 +88,7 @@ struct streamed_shape {
   /// bank analysis), the head a multiple of T (each thread's source is known at
   /// compile time) and a multiple of the chunk.
   static constexpr bool valid = LogN <= 15 && items >= 32 && items <= 64 && head > 0 &&
-                                x_bytes % 16 == 0 &&
-                                head % threads == 0 &&
+                                x_bytes % 16 == 0 && head % threads == 0 &&
                                 (std::size_t(head) * sizeof(V)) % chunk_bytes == 0 &&
                                 ((std::size_t(n) - head) * sizeof(V)) % chunk_bytes == 0 &&
                                 smem_bytes <= streamed_smem_budget;
@@ -128,8 +127,8 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned b
   const unsigned char* from = static_cast<const unsigned char*>(src);
   for (unsigned off = 0; off < bytes; off += chunk, from += src_stride) {
     asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            smem_address(static_cast<unsigned char*>(dst) + off)),
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(smem_address(static_cast<unsigned char*>(dst) + off)),
         "l"(from), "r"(chunk), "r"(smem_address(bar))
         : "memory");
   }
@@ -154,7 +153,8 @@ __device__ __forceinline__ unsigned streamed_position(int t, int j) {
 /// stores (element x of the row to out_row[rows.offset(x)]); `tail` starts the next
 /// row's tail copy once X has been read.
 template <class V, int LogN, int B, class Rows, class Tail>
-__device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_shape<V, LogN>::items],
+__device__ __forceinline__ void streamed_exchanges(V* X, int t,
+                                                   V (&v)[streamed_shape<V, LogN>::items],
                                                    V* out_row, const Rows& rows, real_t<V> scale,
                                                    const Tail& tail) {
   using shape = streamed_shape<V, LogN>;
@@ -176,7 +176,8 @@ __device__ __forceinline__ void streamed_exchanges(V* X, int t, V (&v)[streamed_
     tail();
     register_butterflies<G>(v);
 #pragma unroll
-    for (int j = 0; j < E; ++j) out_row[rows.offset(streamed_position<B, G, T>(t, j))] = v[j] * scale;
+    for (int j = 0; j < E; ++j)
+      out_row[rows.offset(streamed_position<B, G, T>(t, j))] = v[j] * scale;
   }
 }
 
@@ -205,7 +206,8 @@ struct streamed_gathered_rows {
   static constexpr int log_run = 10;
   static constexpr int high_shift = LogRow - (LogN - log_run);
   static constexpr int mid_bits = high_shift - log_run;
-  static_assert(mid_bits >= 1 && LogRow <= 31, "rows longer than the streamed row, offsets in 32 bits");
+  static_assert(mid_bits >= 1 && LogRow <= 31,
+                "rows longer than the streamed row, offsets in 32 bits");
   static constexpr unsigned piece_bytes = (1u << log_run) * sizeof(V);
   __device__ __forceinline__ std::int64_t piece_stride() const {
     return (std::int64_t(1) << high_shift) * std::int64_t(sizeof(V));
@@ -258,7 +260,8 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
   if (t == 0 && row < rows) {
     const V* src = in + lay.base(row);
     ptx::bulk_load(S, src, head_bytes, chunk, stride, &bars[0]);
-    if constexpr (has_tail) ptx::bulk_load(X, src + lay.offset(Head), tail_bytes, chunk, stride, &bars[1]);
+    if constexpr (has_tail)
+      ptx::bulk_load(X, src + lay.offset(Head), tail_bytes, chunk, stride, &bars[1]);
   }
   unsigned parity = 0;
   for (; row < rows; row += gridDim.x) {
@@ -299,9 +302,9 @@ __global__ void __launch_bounds__(streamed_shape<V, LogN>::threads,
 /// whether it is.
 template <class V, class F>
 inline bool streamed_visit(int log_n, F&& f) {
-  if constexpr (streamed_log_n_max<V> > 0) {
-    return arch::dispatch_int<streamed_log_n_min<V>, streamed_log_n_max<V> + 1>(
-        log_n, std::forward<F>(f));
+  if constexpr (streamed_log_n_max < V >> 0) {
+    return arch::dispatch_int<streamed_log_n_min<V>, streamed_log_n_max<V> + 1>(log_n,
+                                                                                std::forward<F>(f));
   } else {
     (void)log_n;
     (void)f;
@@ -314,9 +317,8 @@ inline bool streamed_visit(int log_n, F&& f) {
 template <class V>
 inline std::size_t streamed_smem_bytes(int log_n) {
   std::size_t bytes = 0;
-  streamed_visit<V>(log_n, [&](auto size) {
-    bytes = streamed_shape<V, decltype(size)::value>::smem_bytes;
-  });
+  streamed_visit<V>(
+      log_n, [&](auto size) { bytes = streamed_shape<V, decltype(size)::value>::smem_bytes; });
   return bytes;
 }
 
@@ -353,8 +355,8 @@ inline void launch_streamed_n(const V* in, V* out, std::int64_t rows, real_t<V> 
   auto kernel = streamed_kernel<V, LogN, Rows>;
   ensure_dynamic_smem(kernel, shape::smem_bytes);
   const std::int64_t blocks = streamed_grid<V>(LogN, rows);
-  kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(in, out, rows,
-                                                                                       scale, lay);
+  kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(
+      in, out, rows, scale, lay);
   WHAM_CHECK_LAUNCH("wham::detail::wht::streamed_kernel");
 }
 

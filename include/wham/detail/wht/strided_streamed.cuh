@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(strided_streamed_shape<LogH>::threads,
     register_butterflies<shape::log_round2>(v);
     float* const out = data + kron::tile_base(bit, LogH, shape::log_c, tile) + l;
 #pragma unroll
-    for (int j = 0; j < 32; ++j) out[std::int64_t(strided_streamed_row2<LogH>(w, j)) * stride] = v[j] * scale;
+    for (int j = 0; j < 32; ++j)
+      out[std::int64_t(strided_streamed_row2<LogH>(w, j)) * stride] = v[j] * scale;
   }
 #endif
 }
@@ -179,8 +180,8 @@ inline void launch_strided_streamed(float* data, std::int64_t total, int bit, fl
   const std::int64_t blocks = tiles < slots ? tiles : slots;
   auto kernel = strided_streamed_kernel<LogH>;
   ensure_dynamic_smem(kernel, shape::smem_bytes);
-  kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(data, bit, tiles,
-                                                                                      scale);
+  kernel<<<static_cast<unsigned>(blocks), shape::threads, shape::smem_bytes, stream>>>(
+      data, bit, tiles, scale);
   WHAM_CHECK_LAUNCH("wham::detail::wht::strided_streamed_kernel");
 }
 
