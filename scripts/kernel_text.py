@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compares the machine code of the kernels in two sm_90 cubins (see sass_compare.sh).
 
-Each kernel's code is its ELF section `.text.<mangled name>`; its register count is in that
-section's sh_info. Kernels are matched by demangled name with `wham::detail::...::`
+Each kernel's code is its ELF section `.text.<mangled name>` (identical bytes: identical
+instructions and registers). Kernels are matched by demangled name with `wham::detail::...::`
 qualifiers removed, so a kernel moved between detail namespaces still matches; a kernel whose
 name changed is matched by identical code instead.
   kernel_text.py OLD.cubin NEW.cubin
@@ -29,7 +29,7 @@ def sections(path):
     for h in heads:
         n = name(h[0])
         if n.startswith(".text."):
-            out[n[len(".text."):]] = (data[h[4]:h[4] + h[5]], h[7] >> 24)
+            out[n[len(".text."):]] = (data[h[4]:h[4] + h[5]], 0)
     return out
 
 
@@ -67,7 +67,7 @@ def main():
             extra = ""
             if n in new_by_name:
                 c2, r2 = new[new_by_name[n]]
-                extra = f" ({len(code)} -> {len(c2)} bytes, {regs} -> {r2} registers)"
+                extra = f" ({len(code)} -> {len(c2)} bytes)"
             print(f"{what}: {n}{extra}")
     added = len(new) - same - renamed
     print(f"{len(old)} kernels in old: {same} identical, {renamed} identical under a new name, "

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Kernel-by-kernel machine-code identity of two translation units, for refactors that must
 # not change a kernel: compiles OLD.cu against its own tree's include/ and NEW.cu against its
-# tree's, each to an sm_90 cubin with the build's flags, and compares every kernel's code and
-# register count (scripts/kernel_text.py). Needs nvcc only (no disassembler).
+# tree's, each to an sm_90 cubin with the build's flags, and compares every kernel's code
+# (scripts/kernel_text.py). Needs nvcc only (no disassembler).
 #   scripts/sass_compare.sh OLD.cu NEW.cu
 # Each tree is found as the folder above the .cu file that holds include/wham.
 set -euo pipefail
