@@ -49,8 +49,8 @@ namespace detail {
 }
 
 /// Throws unless `lo <= value <= hi`.
-inline void check_range(const char* function, const char* argument, long long value,
-                        long long lo, long long hi) {
+inline void check_range(const char* function, const char* argument, long long value, long long lo,
+                        long long hi) {
   if (value < lo || value > hi) {
     throw_invalid_argument(function, argument, value,
                            std::to_string(lo) + ".." + std::to_string(hi));
@@ -60,6 +60,30 @@ inline void check_range(const char* function, const char* argument, long long va
 /// Throws when a required pointer is null.
 inline void check_not_null(const char* function, const char* argument, const void* p) {
   if (p == nullptr) throw_invalid_argument(function, argument, "nullptr", "a device pointer");
+}
+
+/// Throws unless `p` is aligned to its element type (cuda::std::complex<double>: 16 bytes).
+/// The kernels' vector loads and bulk copies rely on it; a misaligned pointer would
+/// otherwise end in a sticky misaligned-address fault that ruins the CUDA context.
+template <class T>
+inline void check_aligned(const char* function, const char* argument, const T* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  if (address % alignof(T) != 0) {
+    throw_invalid_argument(function, argument,
+                           "an address " + std::to_string(address % alignof(T)) +
+                               " bytes past a multiple of " + std::to_string(alignof(T)),
+                           "a pointer aligned to " + std::to_string(alignof(T)) +
+                               " bytes, the element type's alignment");
+  }
+}
+
+/// Throws unless `value` is one of an enumeration's `count` values (0 .. count - 1): a
+/// cast integer outside them would otherwise reach a dispatch switch.
+template <class Enum>
+inline void check_enum(const char* function, const char* argument, Enum value, int count,
+                       const char* valid) {
+  const long long v = static_cast<long long>(value);
+  if (v < 0 || v >= count) throw_invalid_argument(function, argument, v, valid);
 }
 
 /// Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
@@ -80,9 +104,27 @@ inline bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b,
               std::to_string(line));
 }
 
-inline void cuda_check(cudaError_t status, const char* expression, const char* file,
-                       int line) {
+inline void cuda_check(cudaError_t status, const char* expression, const char* file, int line) {
   if (status != cudaSuccess) throw_cuda_error(status, expression, file, line);
+}
+
+/// Throws unless the device can address `p`: device, managed and registered (pinned) host
+/// memory pass; plain host memory (cudaMemoryTypeUnregistered) throws, naming the argument,
+/// unless the device reads pageable host memory (HMM, ATS). A device query (it needs the
+/// driver), so it follows every pure argument check; a kernel given a host pointer would
+/// otherwise die of a sticky illegal-address fault that ruins the CUDA context.
+inline void check_device_accessible(const char* function, const char* argument, const void* p) {
+  cudaPointerAttributes a{};
+  cuda_check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", __FILE__, __LINE__);
+  if (a.type != cudaMemoryTypeUnregistered) return;
+  int device = 0, pageable = 0;
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess &&
+      pageable != 0) {
+    return;
+  }
+  throw_invalid_argument(function, argument, "a host pointer (not device-accessible)",
+                         "device, managed or registered host memory");
 }
 
 }  // namespace detail

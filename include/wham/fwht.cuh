@@ -64,6 +64,11 @@ enum class fwht_path {
   baseline,   ///< one global-memory launch per butterfly stage (any log_n)
 };
 
+namespace detail {
+/// fwht_path's number of values, for the argument check (baseline stays the last).
+inline constexpr int fwht_path_count = static_cast<int>(fwht_path::baseline) + 1;
+}  // namespace detail
+
 /// The type of fwht's `scale`: float for float and complex<float> rows, double for
 /// double and complex<double> rows.
 template <class T>
@@ -102,6 +107,9 @@ inline int fwht_fused_max_log_n() {
 /// \param in      device pointer, batch * 2^log_n elements
 /// \param out     device pointer, batch * 2^log_n elements (may equal in; must not
 ///                otherwise overlap it)
+///                Both aligned to alignof(T) and device-accessible (device, managed or
+///                registered host memory): a misaligned or plain host pointer throws
+///                wham::error naming it (cudaPointerGetAttributes, once a pointer a call).
 /// \param log_n   0 <= log_n <= 30
 /// \param batch   number of rows, >= 1
 /// \param scale   multiplies every output element
@@ -118,14 +126,23 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
   detail::check_range("fwht", "log_n", log_n, 0, 30);
   // batch * 2^log_n * sizeof(T) bytes must fit in int64.
   detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
+  detail::check_enum("fwht", "path", path, detail::fwht_path_count,
+                     "automatic, fused, kronecker or baseline");
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
+  detail::check_aligned("fwht", "in", in);
+  detail::check_aligned("fwht", "out", out);
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     const std::uint64_t bytes = std::uint64_t(batch << log_n) * sizeof(T);
     if (detail::ranges_overlap(in, bytes, out, bytes)) {
       detail::throw_invalid_argument("fwht", "out", "a range overlapping in",
                                      "in itself (in place) or a buffer apart from in");
     }
+  }
+  // Device queries from here on: every pure argument check above has passed.
+  detail::check_device_accessible("fwht", "in", in);
+  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
+    detail::check_device_accessible("fwht", "out", out);
   }
   detail::wht::dispatch<T>(in, out, log_n, batch, scale, stream, path);
 }

@@ -6,7 +6,8 @@
 ///
 ///   iqp_variant::iqp_z  n values            a_0 .. a_{n-1}
 ///   iqp_variant::iqp    n + n(n-1)/2 values a_0 .. a_{n-1}, then J_ij for i < j in
-///                                           the order (0,1), (0,2), ..., (0,n-1), (1,2), ..., (n-2,n-1)
+///                                           the order (0,1), (0,2), ..., (0,n-1), (1,2), ...,
+///                                           (n-2,n-1)
 ///
 ///   theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j
 ///   amp[k]   = 2^-n sum_x exp(i theta(x)) (-1)^popcount(x & k)
@@ -18,7 +19,10 @@
 /// (`cuda::std::complex<float>` or `cuda::std::complex<double>`), the output
 /// precision chosen independently of the parameters'. 1 <= n <= 30, batch >= 1.
 /// Phases are formed in double whatever the types, so complex64 output stays
-/// within 1e-5 (relative, per sample) at |theta| of thousands of radians.
+/// within 1e-5 (relative, per sample) at |theta| of thousands of radians. Every finite
+/// theta is reduced exactly (beyond 2^51 radians, 2^28 for complex64, by a multi-word
+/// product with 2/pi's bits): norm 1 at any angle. A NaN or infinite parameter makes its
+/// own sample's amplitudes non-finite; the other samples stay exact.
 ///
 /// \code
 ///   #include <wham/iqp.cuh>
@@ -90,6 +94,26 @@ enum class iqp_path {
   product,    ///< iqp_z only: the product state, one write (throws for iqp)
 };
 
+namespace detail {
+/// The enums' numbers of values, for the argument checks (iqp_z and product stay last).
+inline constexpr int iqp_variant_count = static_cast<int>(iqp_variant::iqp_z) + 1;
+inline constexpr int iqp_path_count = static_cast<int>(iqp_path::product) + 1;
+
+/// The checks of `variant` and `path` that need no device: each in its range, and
+/// product only for iqp_z.
+inline void check_iqp_enums(const char* function, iqp_variant variant, iqp_path path) {
+  check_enum(function, "variant", variant, iqp_variant_count,
+             "iqp_variant::iqp or iqp_variant::iqp_z");
+  check_enum(function, "path", path, iqp_path_count,
+             "automatic, fused, kronecker, baseline or product");
+  if (path == iqp_path::product && variant != iqp_variant::iqp_z) {
+    throw_invalid_argument(function, "path", static_cast<long long>(path),
+                           "automatic, fused, kronecker or baseline for the iqp "
+                           "variant (product serves iqp_z only)");
+  }
+}
+}  // namespace detail
+
 }  // namespace wham
 
 // The path choice needs the enums above.
@@ -128,16 +152,19 @@ inline int iqp_fused_max_qubits() {
 
 /// The path `automatic` resolves to for n qubits, output type Out, `batch` samples and
 /// the variant on the current device (the file comment says how it chooses).
+/// Throws wham::error for n outside 1..30, batch < 1 or an invalid variant.
 template <class Out>
 inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8,
                                    iqp_variant variant = iqp_variant::iqp) {
+  detail::check_range("iqp_automatic_path", "num_qubits", num_qubits, 1, 30);
+  detail::check_range("iqp_automatic_path", "batch", batch, 1, INT64_MAX);
+  detail::check_iqp_enums("iqp_automatic_path", variant, iqp_path::automatic);
   return detail::iqp::automatic_path<Out>(num_qubits, batch, variant);
 }
 
 /// Whether `path` serves n qubits of `variant` with output type Out on the current device.
 template <class Out>
-inline bool iqp_path_serves(iqp_path path, int num_qubits,
-                            iqp_variant variant = iqp_variant::iqp) {
+inline bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant = iqp_variant::iqp) {
   if (num_qubits < 1 || num_qubits > 30) return false;
   switch (path) {
     case iqp_path::product:
@@ -157,6 +184,9 @@ inline bool iqp_path_serves(iqp_path path, int num_qubits,
 /// \param params      device pointer, batch * iqp_num_params(num_qubits, variant) values
 /// \param states      device pointer, iqp_size<Out>(num_qubits, batch).amplitudes values;
 ///                    must not overlap params (wham::error)
+///                    Both aligned to their element type and device-accessible (device,
+///                    managed or registered host memory): a misaligned or plain host
+///                    pointer throws wham::error naming it (cudaPointerGetAttributes).
 /// \param num_qubits  1..30
 /// \param batch       >= 1
 /// \param variant     iqp (with pair couplings) or iqp_z
@@ -164,29 +194,31 @@ inline bool iqp_path_serves(iqp_path path, int num_qubits,
 /// \param path        schedule (default: automatic)
 template <class Param, class Out>
 void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t batch,
-                iqp_variant variant, cudaStream_t stream = 0,
-                iqp_path path = iqp_path::automatic) {
+                iqp_variant variant, cudaStream_t stream = 0, iqp_path path = iqp_path::automatic) {
   static_assert(std::is_same_v<Param, float> || std::is_same_v<Param, double>,
                 "wham::iqp_encode: parameters must be float or double");
   static_assert(std::is_same_v<Out, cuda::std::complex<float>> ||
                     std::is_same_v<Out, cuda::std::complex<double>>,
                 "wham::iqp_encode: states must be cuda::std::complex<float|double>");
   detail::check_range("iqp_encode", "num_qubits", num_qubits, 1, 30);
-  if (variant != iqp_variant::iqp && variant != iqp_variant::iqp_z) {
-    detail::throw_invalid_argument("iqp_encode", "variant", static_cast<long long>(variant),
-                                   "iqp_variant::iqp or iqp_variant::iqp_z");
-  }
+  detail::check_iqp_enums("iqp_encode", variant, path);
   const std::int64_t per_sample = iqp_num_params(num_qubits, variant);
-  detail::check_range("iqp_encode", "batch", batch, 1,
-                      std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
-                                             INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
+  detail::check_range(
+      "iqp_encode", "batch", batch, 1,
+      std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
+                             INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
   detail::check_not_null("iqp_encode", "params", params);
   detail::check_not_null("iqp_encode", "states", states);
+  detail::check_aligned("iqp_encode", "params", params);
+  detail::check_aligned("iqp_encode", "states", states);
   if (detail::ranges_overlap(states, std::uint64_t(batch << num_qubits) * sizeof(Out), params,
                              std::uint64_t(batch * per_sample) * sizeof(Param))) {
     detail::throw_invalid_argument("iqp_encode", "states", "a range overlapping params",
                                    "a buffer apart from params");
   }
+  // Device queries from here on: every pure argument check above has passed.
+  detail::check_device_accessible("iqp_encode", "params", params);
+  detail::check_device_accessible("iqp_encode", "states", states);
   detail::iqp::dispatch(params, per_sample, states, num_qubits, batch, variant, stream, path);
 }
 

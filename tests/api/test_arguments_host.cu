@@ -62,17 +62,16 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
   c128 states[4] = {};
   c64 fstates[4] = {};
   const auto v = wham::iqp_variant::iqp;
-  const auto msg = [](const char* what) {
-    return std::string("wham::iqp_encode: ") + what;
-  };
+  const auto msg = [](const char* what) { return std::string("wham::iqp_encode: ") + what; };
   CHECK(message_of([&] { wham::iqp_encode(params, states, 0, 1, v); }) ==
         msg("num_qubits = 0 is invalid (valid: 1..30)"));
   CHECK(message_of([&] { wham::iqp_encode(params, states, 31, 1, v); }) ==
         msg("num_qubits = 31 is invalid (valid: 1..30)"));
   CHECK(message_of([&] { wham::iqp_encode(params, states, 4, 1, wham::iqp_variant(7)); }) ==
         msg("variant = 7 is invalid (valid: iqp_variant::iqp or iqp_variant::iqp_z)"));
-  CHECK(message_of([&] { wham::iqp_encode(params, states, 4, -3, v); }).rfind(
-            msg("batch = -3 is invalid (valid: 1.."), 0) == 0);
+  CHECK(message_of([&] {
+          wham::iqp_encode(params, states, 4, -3, v);
+        }).rfind(msg("batch = -3 is invalid (valid: 1.."), 0) == 0);
   // The byte count must fit in int64: batch * 2^30 * 16 bytes allows batch <= (2^63 - 1) /
   // 16 >> 30 = 536870911 (complex128), and (2^63 - 1) / 8 >> 30 = 1073741823 (complex64).
   CHECK(message_of([&] { wham::iqp_encode(params, states, 30, 536870912, v); }) ==
@@ -86,10 +85,9 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
   CHECK(message_of([&] { wham::iqp_encode(params, static_cast<c128*>(nullptr), 4, 1, v); }) ==
         msg("states = nullptr is invalid (valid: a device pointer)"));
   // States written over the parameters (n = 1: one parameter, two amplitudes a sample).
-  CHECK(message_of([&] {
-          wham::iqp_encode(params, reinterpret_cast<c128*>(params), 1, 1, v);
-        }) == msg("states = a range overlapping params is invalid (valid: a buffer apart from "
-                  "params)"));
+  CHECK(message_of([&] { wham::iqp_encode(params, reinterpret_cast<c128*>(params), 1, 1, v); }) ==
+        msg("states = a range overlapping params is invalid (valid: a buffer apart from "
+            "params)"));
   CHECK(message_of([&] {
           wham::iqp_encode(params + 3, reinterpret_cast<c128*>(params), 1, 1, v);
         }) == msg("states = a range overlapping params is invalid (valid: a buffer apart from "
@@ -140,7 +138,7 @@ TEST_CASE("a batch beyond the fused path's grid names that path, fwht's or iqp_e
   // block of the fused kernel, so 2^40 rows would take 2^32 blocks, past the grid's 2^31 - 1.
   // The check comes after the device lookup (a fake sm_86 here: no clusters, no streamed
   // rows) and before anything is enqueued, so the pointers are made-up addresses, never
-  // dereferenced, far enough apart that the overlap checks pass.
+  // dereferenced.
   const fake_device sm86(8, 6, 101376);
   const std::int64_t rows = std::int64_t(1) << 40;
   const std::string beyond =
@@ -148,11 +146,18 @@ TEST_CASE("a batch beyond the fused path's grid names that path, fwht's or iqp_e
       "549755813632: 2^31 - 1 thread blocks of 256 segments)";
   const auto* params = reinterpret_cast<const double*>(std::uintptr_t(1) << 60);
   auto* states = reinterpret_cast<c128*>(std::uintptr_t(16));
+  // The dispatch layers themselves: the public functions would first ask the driver
+  // whether these made-up pointers are device memory.
   CHECK(message_of([&] {
-          wham::iqp_encode(params, states, 1, rows, wham::iqp_variant::iqp);
+          wham::detail::iqp::dispatch(params, wham::iqp_num_params(1, wham::iqp_variant::iqp),
+                                      states, 1, rows, wham::iqp_variant::iqp, 0,
+                                      wham::iqp_path::automatic);
         }) == beyond);
   auto* data = reinterpret_cast<float*>(std::uintptr_t(16));
-  CHECK(message_of([&] { wham::fwht(data, data, 2, rows); }) == beyond);
+  CHECK(message_of([&] {
+          wham::detail::wht::dispatch<float>(data, data, 2, rows, 1.0f, 0,
+                                             wham::fwht_path::automatic);
+        }) == beyond);
 }
 
 TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
@@ -241,8 +246,7 @@ TEST_CASE("shared memory beyond the device's is an argument error, not a launch 
     CHECK(message_of([] { wham::detail::check_smem_fits("a kernel", 101377); }) ==
           "wham: a kernel needs 101377 bytes of shared memory a block; device 0 (compute "
           "capability 8.6) allows 101376");
-    CHECK(message_of([] { wham::detail::check_smem_fits("a kernel", 101376); }) ==
-          "(no throw)");
+    CHECK(message_of([] { wham::detail::check_smem_fits("a kernel", 101376); }) == "(no throw)");
   }
   {
     const fake_device sm80(8, 0, 166912);

@@ -2,7 +2,8 @@
 //  - the phases' sine and cosine (detail/iqp/phase.cuh, sincos_reduced) against the
 //    long-double library functions over the arguments the encoder meets (|theta| up to
 //    thousands) and beyond, in every quadrant and at its edges, and the exact
-//    symmetries (odd sine, even cosine) that a wrong quadrant sign would break;
+//    symmetries (odd sine, even cosine) that a wrong quadrant sign would break; the exact
+//    reduction (detail/iqp/angle.cuh, reduce_exact) of angles up to the largest double;
 //  - the shared memory the fused and cluster launches ask for (the padded segments
 //    and the phases' warp tables, at the iqp variant's largest tables) fits every
 //    opt-in limit of compute capability 8.0 and later wherever dispatch would pick them.
@@ -54,8 +55,8 @@ TEST_CASE("iqp phases: sincos_reduced against the library, every quadrant", "[iq
 TEST_CASE("iqp phases: sincos_reduced at and beside the quadrant edges", "[iqp][cpu]") {
   const double half_pi = 1.5707963267948966;
   for (int k = -64; k <= 64; ++k) {
-    for (double d : {0.0, 1e-300, 1e-12, -1e-12, 0.25, -0.25, 0.7853981633974483,
-                     -0.7853981633974483}) {
+    for (double d :
+         {0.0, 1e-300, 1e-12, -1e-12, 0.25, -0.25, 0.7853981633974483, -0.7853981633974483}) {
       if (k == 0 && d == 0.0) continue;  // 0: exact values, below
       check_one(k * half_pi + d);
     }
@@ -79,9 +80,61 @@ TEST_CASE("iqp phases: the signs of each quadrant", "[iqp][cpu]") {
     wham::detail::iqp::sincos_reduced(q * half_pi + 0.5, &s, &c);
     const int m = ((q % 4) + 4) % 4;
     CAPTURE(q, s, c);
-    REQUIRE((m == 1 ? s > 0.8 : m == 3 ? s < -0.8 : std::fabs(s - (m == 0 ? 0.479 : -0.479)) < 1e-3));
-    REQUIRE((m == 0 ? c > 0.8 : m == 2 ? c < -0.8 : std::fabs(c - (m == 1 ? -0.479 : 0.479)) < 1e-3));
+    REQUIRE((m == 1   ? s > 0.8
+             : m == 3 ? s < -0.8
+                      : std::fabs(s - (m == 0 ? 0.479 : -0.479)) < 1e-3));
+    REQUIRE((m == 0   ? c > 0.8
+             : m == 2 ? c < -0.8
+                      : std::fabs(c - (m == 1 ? -0.479 : 0.479)) < 1e-3));
   }
+}
+
+namespace {
+
+/// sin and cos as the phases make them at any angle (within: exact reduction beyond the
+/// fast one's range), against the C library's, which reduces every double exactly.
+void check_any(double theta, double limit = wham::detail::iqp::fast_reduction_limit) {
+  namespace iqp = wham::detail::iqp;
+  const double reduced = iqp::within(theta, limit);
+  double s = 0.0, c = 0.0;
+  iqp::sincos_reduced(reduced, &s, &c);
+  CAPTURE(theta, reduced);
+  REQUIRE(std::fabs(reduced) <= (std::fabs(theta) > limit ? 3.93 : std::fabs(theta)));
+  REQUIRE(std::fabs(s - std::sin(theta)) <= 2e-15);
+  REQUIRE(std::fabs(c - std::cos(theta)) <= 2e-15);
+}
+
+}  // namespace
+
+TEST_CASE("iqp phases: any finite angle is reduced exactly", "[iqp][cpu][issue51]") {
+  // Failed before (sincos_reduced alone): from about 3.5e15 radians the shifter no longer
+  // rounded theta * 2/pi to an integer, and sine and cosine were wrong, not of modulus 1.
+  namespace iqp = wham::detail::iqp;
+  for (const double theta : {1e15, 3.6e16, 1e17, 2e18, 1e300, -2e18, 0x1p51, 0x1p52, 0x1p53,
+                             0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023}) {
+    check_any(theta);
+  }
+  // The double nearest a multiple of pi/2, 6381956970095103 * 2^797 (about 5.3e255; its
+  // remainder is 4.7e-19): the reduction needs 2/pi's bits far below the product's top.
+  check_any(std::ldexp(6381956970095103.0, 797));
+  check_any(-std::ldexp(6381956970095103.0, 797));
+  // Every binade above the complex64 reduction's limit, random mantissas and signs.
+  auto gen = wham_test::rng(5150);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (int e = 28; e <= 1023; ++e) {
+    for (int i = 0; i < 40; ++i) {
+      const double theta = std::ldexp(mantissa(gen), e) * (i % 2 != 0 ? -1.0 : 1.0);
+      CAPTURE(e);
+      check_any(theta, iqp::float_reduction_limit);
+      // Odd: a sign error in the product's bookkeeping would break it.
+      REQUIRE(iqp::reduce_exact(-theta) == -iqp::reduce_exact(theta));
+    }
+  }
+  // Infinities and NaN give NaN; angles within the limit pass through untouched.
+  REQUIRE(std::isnan(iqp::within(INFINITY, iqp::fast_reduction_limit)));
+  REQUIRE(std::isnan(iqp::within(-INFINITY, iqp::float_reduction_limit)));
+  REQUIRE(std::isnan(iqp::within(NAN, iqp::fast_reduction_limit)));
+  REQUIRE(iqp::within(123.25, iqp::float_reduction_limit) == 123.25);
 }
 
 namespace {
@@ -99,7 +152,8 @@ iqp::phase_input<double, V, N> worst_input() {
 template <class V, int N>
 std::size_t fused_bytes() {
   using shape = wht::fused_shape_for<V, N, iqp::phase_input<double, V, N>>;
-  const std::size_t b = wht::fused_block_smem<V, N>(worst_input<V, N>(), shape::segments_per_block).bytes;
+  const std::size_t b =
+      wht::fused_block_smem<V, N>(worst_input<V, N>(), shape::segments_per_block).bytes;
   return b > shape::smem_bytes ? b : shape::smem_bytes;
 }
 

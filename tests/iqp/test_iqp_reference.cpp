@@ -5,10 +5,12 @@
 #include <wham/reference/iqp.hpp>
 
 #include "catch.hpp"
+#include "iqp_sampled_reference.hpp"
 #include "test_util.hpp"
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -63,7 +65,8 @@ TEST_CASE("reference IQP: all-zero parameters give |0>", "[iqp][reference]") {
   const int n = GENERATE(1, 2, 6, 12);
   const bool pairs = GENERATE(false, true);
   CAPTURE(n, pairs);
-  std::vector<float> p(static_cast<std::size_t>(wham::reference::iqp_params_per_sample(n, pairs)), 0.0f);
+  std::vector<float> p(static_cast<std::size_t>(wham::reference::iqp_params_per_sample(n, pairs)),
+                       0.0f);
   const auto s = wham::reference::iqp_state(p.data(), n, pairs);
   CHECK(s[0] == C(1.0, 0.0));
   for (std::size_t k = 1; k < s.size(); ++k) REQUIRE(s[k] == C(0.0, 0.0));
@@ -81,7 +84,8 @@ TEST_CASE("reference IQP by hand: n = 1 and n = 2", "[iqp][reference]") {
   SECTION("n = 2 with the coupling: phases (0, a, b, a + b + J) over x = 00, 01, 10, 11") {
     const double p[] = {a, b, j};
     const auto s = wham::reference::iqp_state(p, 2, true);
-    const C u0 = 1.0, u1 = std::polar(1.0, a), u2 = std::polar(1.0, b), u3 = std::polar(1.0, a + b + j);
+    const C u0 = 1.0, u1 = std::polar(1.0, a), u2 = std::polar(1.0, b),
+            u3 = std::polar(1.0, a + b + j);
     CHECK(std::abs(s[0] - (u0 + u1 + u2 + u3) / 4.0) < 1e-15);
     CHECK(std::abs(s[1] - (u0 - u1 + u2 - u3) / 4.0) < 1e-15);
     CHECK(std::abs(s[2] - (u0 + u1 - u2 - u3) / 4.0) < 1e-15);
@@ -112,5 +116,33 @@ TEST_CASE("reference IQP batch is row by row", "[iqp][reference]") {
   for (int b = 0; b < batch; ++b) {
     const auto one = wham::reference::iqp_state(p.data() + b * per, n, true);
     REQUIRE(wham_test::relative_error(all.data() + b * 32, one.data(), 32) == 0.0);
+  }
+}
+
+TEST_CASE("sampled references of large states agree with the full reference", "[iqp][reference]") {
+  // iqp_slices and iqp_z_amplitude check the GPU at n = 25..30 (test_iqp_large_gpu), where
+  // the full reference would not fit; here they meet it where it does.
+  for (const int n : {11, 12, 14}) {
+    CAPTURE(n);
+    auto gen = wham_test::rng(400 + n);
+    const auto p = random_params(gen, n, true, 3.0);
+    const auto full = wham::reference::iqp_state(p.data(), n, true);
+    const int m = 6;
+    const std::uint64_t top = (std::uint64_t(1) << (n - m)) - 1;
+    const std::vector<std::uint64_t> k_his = {0, top, 5 % (top + 1)};
+    const auto slices = wham_test::iqp_slices(p.data(), n, m, k_his);
+    REQUIRE(slices.size() == k_his.size());
+    for (std::size_t s = 0; s < k_his.size(); ++s) {
+      CAPTURE(s);
+      const std::size_t first = std::size_t(k_his[s]) << m;
+      CHECK(wham_test::relative_error(slices[s].data(), full.data() + first, std::size_t(1) << m) <
+            1e-12);
+    }
+    const auto pz = random_params(gen, n, false, 3.0);
+    const auto zfull = wham::reference::iqp_state(pz.data(), n, false);
+    for (std::uint64_t k = 0; k < (std::uint64_t(1) << n); k += 97) {
+      CAPTURE(k);
+      CHECK(std::abs(wham_test::iqp_z_amplitude(pz.data(), n, k) - zfull[k]) < 1e-13);
+    }
   }
 }

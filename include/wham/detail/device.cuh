@@ -1,17 +1,17 @@
 /// \file wham/detail/device.cuh
-/// \brief Per-device limits, looked up once per device and cached.
+/// \brief Per-device limits, looked up once per device and cached (immutable properties:
+/// they hold across cudaDeviceReset); kernels' attributes, which do not, per context.
 #pragma once
 
 #include <wham/error.hpp>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <cstddef>
-#include <map>
 #include <mutex>
 #include <string>
-#include <utility>
 
 namespace wham::detail {
 
@@ -86,28 +86,68 @@ inline void check_smem_fits(const char* what, std::size_t bytes) {
     throw error(std::string("wham: ") + what + " needs " + std::to_string(bytes) +
                 " bytes of shared memory a block; device " + std::to_string(l.device) +
                 " (compute capability " + std::to_string(l.cc_major) + "." +
-                std::to_string(l.cc_minor) + ") allows " +
-                std::to_string(l.smem_per_block_optin));
+                std::to_string(l.cc_minor) + ") allows " + std::to_string(l.smem_per_block_optin));
   }
 }
 
-/// Raises a kernel's dynamic shared-memory limit once per (kernel, device); throws
-/// wham::error (check_smem_fits) where the device cannot give a block that much.
-/// Not a stream operation, so it is legal while a stream is being captured.
+/// cuFuncGetAttribute, through the runtime's driver entry point (no link to libcuda).
+inline auto driver_func_get_attribute() {
+  using fn = CUresult (*)(int*, CUfunction_attribute, CUfunction);
+  static const fn f = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    WHAM_CUDA_TRY(cudaGetDriverEntryPointByVersion("cuFuncGetAttribute", &p, 12000,
+                                                   cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr) {
+      throw error("wham: the driver has no cuFuncGetAttribute");
+    }
+    return reinterpret_cast<fn>(p);
+  }();
+  return f;
+}
+
+/// A kernel's function attribute in the current context: one attribute of the context's
+/// function (cudaFuncGetAttributes would read a dozen).
+template <class Kernel>
+inline int function_attribute(Kernel kernel, cudaFuncAttribute attribute) {
+  static_assert(int(cudaFuncAttributeMaxDynamicSharedMemorySize) ==
+                        int(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) &&
+                    int(cudaFuncAttributeNonPortableClusterSizeAllowed) ==
+                        int(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED),
+                "the runtime's and the driver's numbers of the attributes wham sets agree");
+  cudaFunction_t function = nullptr;
+  WHAM_CUDA_TRY(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(kernel)));
+  int value = 0;
+  const CUresult status =
+      driver_func_get_attribute()(&value, static_cast<CUfunction_attribute>(attribute), function);
+  if (status != CUDA_SUCCESS) {
+    throw error("wham: cuFuncGetAttribute failed (CUresult " + std::to_string(int(status)) + ")");
+  }
+  return value;
+}
+
+/// Raises a kernel's attribute to at least `value` in the current context. The attribute
+/// is context state (cudaDeviceReset, another device: back to the default), so it is read
+/// back each call instead of remembered per device number; cudaFuncSetAttribute, which
+/// can wait for copies in flight, runs only where the value must rise. A lock keeps two
+/// threads from lowering each other's grant. Not a stream operation: legal under capture.
+template <class Kernel>
+inline void ensure_function_attribute(Kernel kernel, cudaFuncAttribute attribute, int value) {
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  if (function_attribute(kernel, attribute) >= value) return;
+  WHAM_CUDA_TRY(cudaFuncSetAttribute(kernel, attribute, value));
+}
+
+/// Raises a kernel's dynamic shared-memory limit to `bytes` in the current context where
+/// it is lower (ensure_function_attribute); throws wham::error (check_smem_fits) where the
+/// device cannot give a block that much.
 template <class Kernel>
 inline void ensure_dynamic_smem(Kernel kernel, std::size_t bytes) {
   if (bytes <= 48 * 1024) return;
-  static std::map<std::pair<const void*, int>, std::size_t> granted;
-  static std::mutex m;
-  const auto key =
-      std::make_pair(reinterpret_cast<const void*>(kernel), current_device_limits().device);
-  std::lock_guard<std::mutex> lock(m);
-  auto it = granted.find(key);
-  if (it != granted.end() && it->second >= bytes) return;
-  check_smem_fits("a kernel", bytes);  // only before a new grant: a granted size fits
-  WHAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(bytes)));
-  granted[key] = bytes;
+  check_smem_fits("a kernel", bytes);
+  ensure_function_attribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(bytes));
 }
 
 }  // namespace wham::detail

@@ -116,12 +116,11 @@ inline void launch_fused_path(int n, std::int64_t batch, Input input, Output out
 }
 
 /// Runs `path` (automatic resolved here) on arguments wham::iqp_encode has checked
-/// (`per_sample` = iqp_num_params(n, variant)); a path that cannot serve n or the
-/// variant throws wham::error.
+/// (`per_sample` = iqp_num_params(n, variant); path and variant in range, product only
+/// for iqp_z); a path that cannot serve n on this device throws wham::error.
 template <class Param, class Out>
 inline void dispatch(const Param* params, std::int64_t per_sample, Out* states, int n,
-                     std::int64_t batch, iqp_variant variant, cudaStream_t stream,
-                     iqp_path path) {
+                     std::int64_t batch, iqp_variant variant, cudaStream_t stream, iqp_path path) {
   const device_scope device;  // one device lookup for the whole dispatch
   using V = Out;
   using R = wht::real_t<V>;
@@ -131,12 +130,7 @@ inline void dispatch(const Param* params, std::int64_t per_sample, Out* states, 
 
   if (path == iqp_path::automatic) path = automatic_path<Out>(n, batch, variant);
   switch (path) {
-    case iqp_path::product:
-      if (variant != iqp_variant::iqp_z) {
-        throw_invalid_argument("iqp_encode", "path", static_cast<long long>(path),
-                               "automatic, fused, kronecker or baseline for the iqp "
-                               "variant (product serves iqp_z only)");
-      }
+    case iqp_path::product:  // iqp_z only (wham::iqp_encode checked, check_iqp_enums)
       return launch_product(params, states, n, batch, stream);
     case iqp_path::fused: {
       const int max_fused = fused_max_qubits<Out>();

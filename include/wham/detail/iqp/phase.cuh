@@ -15,7 +15,9 @@
 /// products). Sines and cosines are formed in double (sincos_reduced) for
 /// complex128 and for the product form's factors; the per-element complex64 form
 /// reduces modulo 2 pi in double and takes the fast single-precision intrinsic
-/// (max abs error ~4e-7 on [-pi, pi]).
+/// (max abs error ~4e-7 on [-pi, pi]). Both reductions serve bounded angles only
+/// (phase_reduction_limit); a thread whose angles could exceed it, rare, first reduces
+/// each term of its sums exactly (reduce_exact, a branch the others never take).
 ///
 /// The product form with warp tables (not block-wide ones), the sums of theta(x0) split
 /// into a warp-uniform loop and unrolled lane bits, and fewer instructions a phase (the
@@ -26,71 +28,26 @@
 /// transform's own work, not the sines and cosines.
 #pragma once
 
+#include <wham/detail/iqp/angle.cuh>
 #include <wham/detail/wht/common.cuh>
 
 #include <cuda/std/complex>
 #include <cuda/std/type_traits>
 
+#include <cmath>
 #include <cstdint>
-#include <cstring>
 
 namespace wham::detail::iqp {
 
-/// sin and cos of theta in double: reduction by the nearest multiple of pi/2 (two
-/// fma steps: pi/2 in two doubles), then Taylor polynomials on [-pi/4, pi/4]
-/// (the first omitted terms are below 1e-16 relative): about 22 FP64 operations,
-/// cheaper than the general sincos(), whose cost the stores could not hide.
-/// Valid for |theta| < 2^50 (beyond, the phase itself has lost every digit).
-__host__ __device__ __forceinline__ void sincos_reduced(double theta, double* s, double* c) {
-  constexpr double two_over_pi = 0.63661977236758134307553505349006;
-  constexpr double pio2_hi = 1.5707963267948966;       // pi/2 rounded to double
-  constexpr double pio2_lo = 6.123233995736766e-17;    // pi/2 - pio2_hi
-  // Round to nearest by the 1.5 * 2^52 shifter: two FP64 operations instead of a
-  // conversion-pipe rint; the quadrant is the shifted value's low mantissa bits.
-  constexpr double shifter = 6755399441055744.0;
-  const double shifted = fma(theta, two_over_pi, shifter);
-  const double q = shifted - shifter;
-  double r = fma(-q, pio2_hi, theta);
-  r = fma(-q, pio2_lo, r);
-  const double r2 = r * r;
-  // sin r = r + r^3 (-1/3! + r^2 / 5! - ... - r^12 / 15!)
-  double ps = -7.647163731819816e-13;
-  ps = fma(ps, r2, 1.6059043836821613e-10);
-  ps = fma(ps, r2, -2.505210838544172e-08);
-  ps = fma(ps, r2, 2.7557319223985893e-06);
-  ps = fma(ps, r2, -0.0001984126984126984);
-  ps = fma(ps, r2, 0.008333333333333333);
-  ps = fma(ps, r2, -0.16666666666666666);
-  const double sr = fma(r * r2, ps, r);
-  // cos r = 1 + r^2 (-1/2! + r^2 / 4! - ... + r^14 / 16!)
-  double pc = 4.779477332387385e-14;
-  pc = fma(pc, r2, -1.1470745597729725e-11);
-  pc = fma(pc, r2, 2.08767569878681e-09);
-  pc = fma(pc, r2, -2.755731922398589e-07);
-  pc = fma(pc, r2, 2.48015873015873e-05);
-  pc = fma(pc, r2, -0.001388888888888889);
-  pc = fma(pc, r2, 0.041666666666666664);
-  pc = fma(pc, r2, -0.5);
-  const double cr = fma(r2, pc, 1.0);
-  std::uint64_t bits;
-  memcpy(&bits, &shifted, sizeof bits);
-  const unsigned quadrant = static_cast<unsigned>(bits);
-  const double s_abs = (quadrant & 1u) ? cr : sr;
-  const double c_abs = (quadrant & 1u) ? sr : cr;
-  // Signs by flipping the sign bit (an integer XOR of the high word) instead of a
-  // negation on the FP64 pipe and a select of both halves: sin is negative in
-  // quadrants 2, 3, cos in 1, 2 (SASS of the complex128 n = 10
-  // fused kernel: 32 fewer instructions a thread of 16 amplitudes, of about 1300).
-  std::uint64_t s_bits, c_bits;
-  memcpy(&s_bits, &s_abs, sizeof s_bits);
-  memcpy(&c_bits, &c_abs, sizeof c_bits);
-  s_bits ^= std::uint64_t(quadrant & 2u) << 62;
-  c_bits ^= std::uint64_t((quadrant + 1u) & 2u) << 62;
-  memcpy(s, &s_bits, sizeof s_bits);
-  memcpy(c, &c_bits, sizeof c_bits);
-}
+/// The largest angle unit_phase<V, Precise> takes (sincos_reduced, or complex64's
+/// single-step reduction).
+template <class V, bool Precise = false>
+inline constexpr double phase_reduction_limit =
+    cuda::std::is_same_v<wht::real_t<V>, double> || Precise ? fast_reduction_limit
+                                                            : float_reduction_limit;
 
-/// exp(i theta) as the complex value type V (complex<float> or complex<double>).
+/// exp(i theta) as the complex value type V (complex<float> or complex<double>), for
+/// |theta| <= phase_reduction_limit<V, Precise>.
 /// Precise (complex64 only): formed in double and rounded, for factors that are
 /// multiplied together afterwards (the fast intrinsic's 4e-7 would add up; the
 /// accurate sincosf carries a slow path for large arguments, with a stack frame).
@@ -297,9 +254,9 @@ struct phase_input {
     // bit of x0 diverged by lane and cost a third of the kernel's stall samples.
     constexpr int LB = 5;  // lane bits
     const unsigned lane_bits = (x0 >> L) & ((1u << LB) - 1u);
-    double base = 0.0;      // theta of the warp part
-    double f[L];            // f_i
-    double g[LB];           // sum over the warp part of J(L + k, j)
+    double base = 0.0;  // theta of the warp part
+    double f[L];        // f_i
+    double g[LB];       // sum over the warp part of J(L + k, j)
     int row_i[L];
 #pragma unroll
     for (int i = 0; i < L; ++i) {
@@ -357,6 +314,22 @@ struct phase_input {
         }
       }
     }
+    // Every angle below within sincos_reduced's range; else (rare) each reduced exactly.
+    double largest = fmax(fabs(base), fabs(theta_w));
+#pragma unroll
+    for (int i = 0; i < L; ++i) largest = fmax(largest, fabs(f[i]));
+    if (largest > fast_reduction_limit) {
+      double a[L + 2];
+#pragma unroll
+      for (int i = 0; i < L; ++i) a[i] = f[i];
+      a[L] = base;
+      a[L + 1] = theta_w;
+      reduce_all(a);
+#pragma unroll
+      for (int i = 0; i < L; ++i) f[i] = a[i];
+      base = a[L];
+      theta_w = a[L + 1];
+    }
     V fac[L];
 #pragma unroll
     for (int i = 0; i < L; ++i) fac[i] = unit_phase<V, true>(f[i]);
@@ -383,13 +356,7 @@ struct phase_input {
   __device__ __forceinline__ void load(std::int64_t g0, V (&v)[E]) const {
     constexpr int L = wht::ilog2(E);
     if (L > qubits()) {  // E spans several samples: never on wham's own schedules
-#pragma unroll
-      for (int j = 0; j < E; ++j) {
-        const std::int64_t g = g0 + j;
-        const P* p = params + (g >> qubits()) * per_sample;
-        v[j] = unit_phase<V>(phase_slow(p, static_cast<unsigned>(g & ((std::int64_t(1) << qubits()) - 1)))) *
-               prescale;
-      }
+      load_exact<E>(g0, v);
       return;
     }
     const std::int64_t sample = g0 >> qubits();
@@ -420,6 +387,35 @@ struct phase_input {
 #pragma unroll
       for (int k = 0; k < i; ++k) jl[k][i] = pairs ? double(p[pair_row(k) + i]) : 0.0;
     }
+    // Each theta below is a sum of these terms: where their magnitudes could add up beyond
+    // unit_phase's range (rare), each term is first reduced exactly (then |theta| < 70).
+    double bound = fabs(base);
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+      bound += fabs(f[i]);
+#pragma unroll
+      for (int k = 0; k < i; ++k) bound += fabs(jl[k][i]);
+    }
+    if (bound > phase_reduction_limit<V>) {
+      double a[1 + L + L * (L - 1) / 2];
+      int t = 0;
+      a[t++] = base;
+#pragma unroll
+      for (int i = 0; i < L; ++i) {
+        a[t++] = f[i];
+#pragma unroll
+        for (int k = 0; k < i; ++k) a[t++] = jl[k][i];
+      }
+      reduce_all(a);
+      t = 0;
+      base = a[t++];
+#pragma unroll
+      for (int i = 0; i < L; ++i) {
+        f[i] = a[t++];
+#pragma unroll
+        for (int k = 0; k < i; ++k) jl[k][i] = a[t++];
+      }
+    }
     // theta(x0 | l) = theta(x0) + sum_{i in l} (f_i + sum_{k < i, k in l} J_ki): the
     // bit tests fold at compile time, so each element costs popcount(l) + pairs(l) adds.
 #pragma unroll
@@ -437,6 +433,24 @@ struct phase_input {
       }
       v[l] = unit_phase<V>(th) * prescale;
     }
+  }
+
+  /// The E phases of load() from g0 for any angles: theta summed as phase_slow does, then
+  /// reduced exactly where it exceeds unit_phase's range (within). A loop, in the code
+  /// once, for the rare threads that need it.
+  template <int E>
+  __device__ __forceinline__ void load_exact(std::int64_t g0, V (&v)[E]) const {
+    V exact[E];
+#pragma unroll 1
+    for (int j = 0; j < E; ++j) {
+      const std::int64_t g = g0 + j;
+      const P* p = params + (g >> qubits()) * per_sample;
+      const double theta =
+          phase_slow(p, static_cast<unsigned>(g & ((std::int64_t(1) << qubits()) - 1)));
+      exact[j] = unit_phase<V>(within(theta, phase_reduction_limit<V>)) * prescale;
+    }
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = exact[j];
   }
 };
 

@@ -44,7 +44,7 @@ template <class Out>
 struct product_shape {
   static constexpr int threads = 256;
   static constexpr int width = 16 / static_cast<int>(sizeof(Out));  ///< amplitudes a 16-byte store
-  static constexpr int stores = 8;                                   ///< 16-byte stores a thread
+  static constexpr int stores = 8;                                  ///< 16-byte stores a thread
   static constexpr int log_tile = wht::ilog2(threads * width * stores);
   static constexpr int tile = 1 << log_tile;
   /// Low bits each amplitude multiplies itself; runs of 2^lo_bits share the rest.
@@ -114,14 +114,14 @@ __global__ void __launch_bounds__(product_shape<Out>::threads)
   const P* const p = params + s0 * n;
   for (int idx = t; idx < samples * n; idx += S::threads) {
     double s, c;
-    sincos_reduced(0.5 * double(p[idx]), &s, &c);
+    sincos_reduced(within(0.5 * double(p[idx]), fast_reduction_limit), &s, &c);
     cos_h[idx] = static_cast<R>(c);
     sin_h[idx] = static_cast<R>(s);
   }
   for (int sl = t; sl < samples; sl += S::threads) {
     double h = 0.0;
     for (int i = 0; i < n; ++i) h += double(p[sl * n + i]);
-    phase[sl] = unit_phase<Out, true>(0.5 * h);
+    phase[sl] = unit_phase<Out, true>(within(0.5 * h, fast_reduction_limit));
   }
   __syncthreads();
   if constexpr (ShortN == 0) {  // n >= lo_bits: one entry a run (n = 8: the phase)

@@ -24,7 +24,7 @@ namespace wham::detail::iqp {
 template <class V>
 inline int cluster_parts(int n, std::int64_t batch) {
   constexpr int M = wht::block_compiled_max_log_n<V>;
-  const bool small = batch * 8 <= std::int64_t(current_device_limits().sm_count);
+  const bool small = batch <= std::int64_t(current_device_limits().sm_count) / 8;
   if (n == M) return small ? 4 : 2;
   if (n == M - 1 && sizeof(V) >= 16 && small) return 4;
   return 1;
@@ -47,7 +47,8 @@ inline bool quarter_parts(std::int64_t batch) {
 template <class V>
 inline bool clusters_pay(int n, std::int64_t batch) {
   if (n == wht::block_compiled_max_log_n<V> + 2) {
-    return batch * 8 >= 2 * std::int64_t(current_device_limits().sm_count);
+    // batch * 8 >= 2 * SMs, without the product (iqp_automatic_path takes any batch).
+    return batch >= (std::int64_t(current_device_limits().sm_count) + 3) / 4;
   }
   return wht::cluster_pays(2, batch);
 }

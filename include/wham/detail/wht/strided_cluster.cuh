@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads,
   const std::int64_t stride = std::int64_t(1) << bit;
   T* const base =
       data + kron::tile_base(bit, LogH + LogK, shape::log_c, std::int64_t(blockIdx.x) >> LogK);
-  strided_tile_at<T, LogH, true>(base + (std::int64_t(rank) << LogH) * stride, stride,
-                                 real_t<T>(1), smem_raw);
+  strided_tile_at<T, LogH, true>(base + (std::int64_t(rank) << LogH) * stride, stride, real_t<T>(1),
+                                 smem_raw);
   cluster.sync();  // release / acquire: every block's tile is complete and visible
 
   T* const tile = reinterpret_cast<T*>(smem_raw);
@@ -76,24 +76,25 @@ __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads,
 #endif
 }
 
-/// Sets up a clustered stage's kernel once per device (its shared memory and, for 16
-/// blocks, the non-portable cluster size: function attributes, so legal during stream
-/// capture) and returns whether the device can hold one of its clusters at all
-/// (cudaOccupancyMaxActiveClusters: clusters of 16 are not promised on every sm_90 part).
+/// Sets up a clustered stage's kernel in the current context (its shared memory and, for
+/// 16 blocks, the non-portable cluster size: function attributes, so legal during stream
+/// capture, and context state, so set where missing every call: ensure_function_attribute)
+/// and returns whether the device can hold one of its clusters at all
+/// (cudaOccupancyMaxActiveClusters: clusters of 16 are not promised on every sm_90 part), a
+/// property of the device and the kernel, looked up once per device.
 template <class T, int LogH, int LogK>
 inline bool prepare_strided_cluster() {
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int K = 1 << LogK;
+  const auto kernel = strided_cluster_kernel<T, LogH, LogK>;
+  ensure_dynamic_smem(kernel, shape::smem_bytes);
+  if constexpr (K > 8) {
+    ensure_function_attribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  }
   static std::array<bool, 64> runs{};
   static std::array<std::once_flag, 64> once{};
   const int dev = current_device_limits().device;
-  std::call_once(once[dev], [dev] {
-    auto kernel = strided_cluster_kernel<T, LogH, LogK>;
-    ensure_dynamic_smem(kernel, shape::smem_bytes);
-    if constexpr (K > 8) {
-      WHAM_CUDA_TRY(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    }
+  std::call_once(once[dev], [dev, kernel] {
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_config(K, shape::threads, K, shape::smem_bytes, nullptr, attribute);
@@ -110,8 +111,9 @@ inline void launch_strided_cluster_n(T* data, std::int64_t total, int bit, real_
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int K = 1 << LogK;
   if (!clusters_supported()) {
-    throw error("wham: clustered strided stages need thread block clusters "
-                "(compute capability 9.0 or later, code compiled for it)");
+    throw error(
+        "wham: clustered strided stages need thread block clusters "
+        "(compute capability 9.0 or later, code compiled for it)");
   }
   if (!prepare_strided_cluster<T, LogH, LogK>()) {
     throw error("wham: this device cannot run clusters of " + std::to_string(K) +
@@ -129,17 +131,17 @@ inline void launch_strided_cluster_n(T* data, std::int64_t total, int bit, real_
 /// A strided stage of `log_h` bits as clusters of 2^(log_h - PartBits) blocks of
 /// 2^PartBits rows (1 <= log_h - PartBits <= strided_cluster_max_log_k).
 template <class T, int PartBits>
-inline void launch_strided_cluster(int log_h, T* data, std::int64_t total, int bit,
-                                   real_t<T> scale, cudaStream_t stream) {
-  const bool built = arch::dispatch_int<1, strided_cluster_max_log_k + 1>(
-      log_h - PartBits, [&](auto log_k) {
+inline void launch_strided_cluster(int log_h, T* data, std::int64_t total, int bit, real_t<T> scale,
+                                   cudaStream_t stream) {
+  const bool built =
+      arch::dispatch_int<1, strided_cluster_max_log_k + 1>(log_h - PartBits, [&](auto log_k) {
         launch_strided_cluster_n<T, PartBits, decltype(log_k)::value>(data, total, bit, scale,
                                                                       stream);
       });
   if (!built) {
-    throw_invalid_argument("kronecker path", "clustered strided stage bits", log_h,
-                           std::to_string(PartBits + 1) + ".." +
-                               std::to_string(PartBits + strided_cluster_max_log_k));
+    throw_invalid_argument(
+        "kronecker path", "clustered strided stage bits", log_h,
+        std::to_string(PartBits + 1) + ".." + std::to_string(PartBits + strided_cluster_max_log_k));
   }
 }
 

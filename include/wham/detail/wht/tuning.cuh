@@ -62,8 +62,10 @@ inline constexpr int packed_vectors_per_thread = 1;
 /// elements and complex<double>; shorter rows from 2^13 on).
 /// H200: float 2^15 0.66 (fused) vs 0.85, complex<double> 2^13 0.72 vs 0.915 (bench_fwht)
 template <class V>
-inline constexpr int streamed_log_n_max =
-    sizeof(V) == 4 ? 15 : sizeof(V) == 8 ? 14 : sizeof(V) == 16 ? 13 : 0;
+inline constexpr int streamed_log_n_max = sizeof(V) == 4    ? 15
+                                          : sizeof(V) == 8  ? 14
+                                          : sizeof(V) == 16 ? 13
+                                                            : 0;
 /// H200: float 2^13 0.79 (fused) vs 0.88 (three streamed blocks an SM) (bench_fwht)
 template <class V>
 inline constexpr int streamed_log_n_min = streamed_log_n_max<V> > 0 ? 13 : 0;
@@ -80,7 +82,9 @@ inline constexpr int streamed_max_threads = 1024;
 /// 0.40 vs 0.46 (bench_fwht)
 inline bool cluster_pays(int C, std::int64_t rows) {
   const std::int64_t sms = current_device_limits().sm_count;
-  return C <= 2 ? rows * C >= sms / 2 : rows * C >= 4 * sms;
+  // rows * C >= blocks, without the product (which overflows at huge rows).
+  const std::int64_t blocks = C <= 2 ? sms / 2 : 4 * sms;
+  return rows >= (blocks + C - 1) / C;
 }
 
 // ---- Kronecker split (kronecker_plan.cuh, kronecker.cuh) ---------------------------
