@@ -325,13 +325,15 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
   }
   // Rows beyond one block go as clusters of four quarter-rows at large batch (n = 14 in
   // complex128 on sm_90): 2^30 rows would take 2^32 blocks. The check precedes every
-  // launch, so the pointers are made-up addresses far apart (never dereferenced).
+  // launch, so the pointers are made-up addresses far apart (never dereferenced), given to
+  // the dispatch layer: the public function would first ask the driver whether they are
+  // device memory.
   if (wham::iqp_fused_max_qubits<Out>() >= 14 && wham::detail::iqp::block_max_qubits<Out>() == 13) {
     const auto* far_params = reinterpret_cast<const double*>(std::uintptr_t(1) << 60);
     auto* far_states = reinterpret_cast<Out*>(std::uintptr_t(16));
     try {
-      wham::iqp_encode(far_params, far_states, 14, std::int64_t(1) << 30, v, 0,
-                       wham::iqp_path::fused);
+      wham::detail::iqp::dispatch(far_params, wham::iqp_num_params(14, v), far_states, 14,
+                                  std::int64_t(1) << 30, v, 0, wham::iqp_path::fused);
       FAIL("no throw");
     } catch (const wham::error& e) {
       CHECK(std::string(e.what()) ==
