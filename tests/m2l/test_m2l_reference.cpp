@@ -4,10 +4,14 @@
 #include <wham/reference/m2l.hpp>
 
 #include "catch.hpp"
+#include "m2l_range.hpp"
 #include "test_util.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -168,5 +172,120 @@ TEST_CASE("P2M -> M2L -> L2P converges to the direct sum", "[m2l][reference]") {
     REQUIRE(worst <= 1.01 * bound + 1e-13);
     // the error falls with p (compared over two orders, to step over parity effects)
     if (p >= 2 && errors[p - 2] > 1e-12) REQUIRE(worst < errors[p - 2]);
+  }
+}
+
+namespace {
+
+/// The direct M2L by the spec's recurrences in r^2 (unscaled), in long double: where its
+/// exponent range is wider than double's (x86 extended, IEEE quad), nothing in it over- or
+/// underflows for a double delta, so it checks the reference's scaled geometry
+/// independently.
+std::vector<std::complex<long double>> m2l_direct_long(int p, const ref::m2l_complex* M,
+                                                       const double d[3]) {
+  using LD = long double;
+  using CL = std::complex<LD>;
+  const LD x = d[0], y = d[1], z = d[2];
+  const LD r2 = x * x + y * y + z * z;
+  const CL xy(x, y);
+  std::vector<CL> S(ref::m2l_num_coeffs(p)), L(ref::m2l_num_coeffs(p));
+  auto at = [](int n, int m) { return ref::m2l_index(n, m); };
+  S[0] = 1.0L / std::sqrt(r2);
+  for (int m = 0; m <= p; ++m) {
+    if (m > 0) S[at(m, m)] = S[at(m - 1, m - 1)] * LD(2 * m - 1) * xy / r2;
+    if (m + 1 <= p) S[at(m + 1, m)] = LD(2 * m + 1) * z * S[at(m, m)] / r2;
+    for (int n = m + 2; n <= p; ++n) {
+      S[at(n, m)] =
+          (LD(2 * n - 1) * z * S[at(n - 1, m)] - LD((n + m - 1) * (n - m - 1)) * S[at(n - 2, m)]) /
+          r2;
+    }
+  }
+  for (int n = 1; n <= p; ++n) {
+    for (int m = 1; m <= n; ++m) S[at(n, -m)] = LD((m & 1) ? -1 : 1) * std::conj(S[at(n, m)]);
+  }
+  for (int n = 0; n <= p; ++n) {
+    for (int m = -n; m <= n; ++m) {
+      CL acc = 0.0L;
+      for (int k = 0; k <= p - n; ++k) {
+        for (int l = -k; l <= k; ++l) {
+          const CL Mk(M[at(k, l)].real(), M[at(k, l)].imag());
+          acc += LD((l & 1) ? -1 : 1) * Mk * S[at(n + k, m - l)];
+        }
+      }
+      L[at(n, m)] = acc;
+    }
+  }
+  return L;
+}
+
+}  // namespace
+
+// docs/specs/m2l.md, "Range of |delta|": the reference (the GPU tests' truth) is right at
+// both ends of the documented range, on and within 1e-161 of the axes, in the xy plane and
+// in random directions. Two checks of its scaled geometry: against the unscaled long double
+// form, and against itself at |delta| ~ 1 by homogeneity, L_n(M, 2^j d) = 2^(-j(n+1))
+// L_n(M', d) with M'_k = 2^(-jk) M_k (exact scalings; portable).
+TEST_CASE("reference M2L at extreme |delta| and near the axes", "[m2l][reference][range]") {
+  const int p = GENERATE(0, 1, 2, 8, 12, 20);
+  auto gen = wham_test::rng(4100 + p);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), mag(0.75, 1.0);
+  const int C = ref::m2l_num_coeffs(p);
+  std::vector<ref::m2l_complex> M(C);
+  double mu = 0.0;
+  for (auto& v : M) {
+    v = {std::copysign(mag(gen), u(gen)), std::copysign(mag(gen), u(gen))};
+    mu = std::max(mu, std::abs(v));
+  }
+  const bool wide_long = std::numeric_limits<long double>::max_exponent >= 16384;
+  const double tol = p <= 12 ? 1e-13 : 1e-11;
+  const double rmin = wham_test::m2l_min_distance<double>(p, mu);
+  const double rmax = wham_test::m2l_max_distance<double>();
+  const double tiny = 1e-161;
+  const std::vector<std::array<double, 3>> dirs = {{0, 0, 1},
+                                                   {0, 0, -1},
+                                                   {1, 0, 0},
+                                                   {0, -1, 0},
+                                                   {u(gen), u(gen), 0},  // xy plane
+                                                   {tiny * u(gen), tiny * u(gen), 1},
+                                                   {-1, tiny * u(gen), tiny * u(gen)},
+                                                   {tiny, 0, -1},
+                                                   {u(gen), u(gen), u(gen)},
+                                                   {u(gen), u(gen), u(gen)}};
+  for (const double r : {rmin, 2 * rmin, 1e-3, 1.0, 1e3, rmax / 2, rmax}) {
+    for (const auto& dir : dirs) {
+      const double len = std::hypot(dir[0], dir[1], dir[2]);
+      const double d[3] = {dir[0] / len * r, dir[1] / len * r, dir[2] / len * r};
+      CAPTURE(p, r, d[0], d[1], d[2], mu, wham_test::seed());
+      const auto direct = ref::m2l_direct(p, M.data(), d);
+      const auto fact = ref::m2l_factorised(p, M.data(), d);
+      if (wide_long) {
+        const auto truth = m2l_direct_long(p, M.data(), d);
+        const double e_direct = wham_test::scaled_relative_error(direct.data(), truth.data(), C);
+        const double e_fact = wham_test::scaled_relative_error(fact.data(), truth.data(), C);
+        CAPTURE(e_direct, e_fact);
+        CHECK(e_direct <= tol);
+        CHECK(e_fact <= tol);
+      }
+      const int j = std::ilogb(r);
+      const double d1[3] = {std::ldexp(d[0], -j), std::ldexp(d[1], -j), std::ldexp(d[2], -j)};
+      std::vector<ref::m2l_complex> M1(C);
+      for (int k = 0; k <= p; ++k) {
+        for (int l = -k; l <= k; ++l) {
+          const auto v = M[ref::m2l_index(k, l)];
+          M1[ref::m2l_index(k, l)] = {std::ldexp(v.real(), -j * k), std::ldexp(v.imag(), -j * k)};
+        }
+      }
+      auto scaled = ref::m2l_direct(p, M1.data(), d1);
+      for (int n = 0; n <= p; ++n) {
+        for (int m = -n; m <= n; ++m) {
+          const auto v = scaled[ref::m2l_index(n, m)];
+          scaled[ref::m2l_index(n, m)] = {std::ldexp(v.real(), -j * (n + 1)),
+                                          std::ldexp(v.imag(), -j * (n + 1))};
+        }
+      }
+      const double e_hom = wham_test::scaled_relative_error(direct.data(), scaled.data(), C);
+      CAPTURE(j, e_hom);
+      CHECK(e_hom <= tol);
+    }
   }
 }

@@ -64,24 +64,26 @@ inline std::vector<m2l_complex> regular_harmonics(int p, double x, double y, dou
   return R;
 }
 
-/// Singular solid harmonics S_n^m(x, y, z), n = 0..p, by the spec's recurrences.
-/// d = 0 gives non-finite values.
+/// Singular solid harmonics S_n^m(x, y, z), n = 0..p, by the spec's recurrences,
+/// written in u = d / r and 1 / r with r = hypot(x, y, z) (x / r^2 = u_x / r): r^2 would
+/// over- or underflow long before the harmonics do. d = 0 gives non-finite values.
 inline std::vector<m2l_complex> singular_harmonics(int p, double x, double y, double z) {
   detail_m2l::check_order(p);
   std::vector<m2l_complex> S(m2l_num_coeffs(p));
-  const double r2 = x * x + y * y + z * z;
-  const double inv_r2 = 1.0 / r2;
-  const m2l_complex xy(x, y);
-  S[0] = 1.0 / std::sqrt(r2);
+  const double r = std::hypot(x, y, z);
+  const double inv_r = 1.0 / r;
+  const double uz = z / r;
+  const m2l_complex uxy(x / r, y / r);
+  S[0] = inv_r;
   for (int m = 0; m <= p; ++m) {
     if (m > 0) {
-      S[m2l_index(m, m)] = S[m2l_index(m - 1, m - 1)] * double(2 * m - 1) * xy * inv_r2;
+      S[m2l_index(m, m)] = S[m2l_index(m - 1, m - 1)] * double(2 * m - 1) * uxy * inv_r;
     }
-    if (m + 1 <= p) S[m2l_index(m + 1, m)] = double(2 * m + 1) * z * S[m2l_index(m, m)] * inv_r2;
+    if (m + 1 <= p) S[m2l_index(m + 1, m)] = double(2 * m + 1) * uz * S[m2l_index(m, m)] * inv_r;
     for (int n = m + 2; n <= p; ++n) {
-      S[m2l_index(n, m)] = (double(2 * n - 1) * z * S[m2l_index(n - 1, m)] -
-                            double((n + m - 1) * (n - m - 1)) * S[m2l_index(n - 2, m)]) *
-                           inv_r2;
+      S[m2l_index(n, m)] = (double(2 * n - 1) * uz * S[m2l_index(n - 1, m)] -
+                            double((n + m - 1) * (n - m - 1)) * S[m2l_index(n - 2, m)] * inv_r) *
+                           inv_r;
     }
   }
   detail_m2l::fill_negative(S, p);
@@ -167,12 +169,13 @@ inline std::vector<double> swap_matrix(int l) {
 ///   z:      L_z[n,m] = (-1)^m sum_{k=|m|}^{p-n} (n+k)! / r^{n+k+1} M_rot[k,m]
 ///   back:   L[l]     = Dz(-alpha) B_l Dz(-beta) B_l L_z[l]
 /// with e^{i alpha} = (y + i x)/rho (1 when rho = 0), e^{i beta} = (z - i rho)/r,
-/// Dz(a) = diag(e^{i m a}); equals m2l_direct to rounding for every delta != 0.
+/// Dz(a) = diag(e^{i m a}); equals m2l_direct to rounding for every delta != 0. rho and r
+/// by hypot: no square of a component is formed.
 inline std::vector<m2l_complex> m2l_factorised(int p, const m2l_complex* M, const double delta[3]) {
   detail_m2l::check_order(p);
   const double x = delta[0], y = delta[1], z = delta[2];
-  const double rho = std::sqrt(x * x + y * y);
-  const double r = std::sqrt(x * x + y * y + z * z);
+  const double rho = std::hypot(x, y);
+  const double r = std::hypot(x, y, z);
   const m2l_complex ea = rho > 0 ? m2l_complex(y / rho, x / rho) : m2l_complex(1.0, 0.0);
   const m2l_complex eb(z / r, -rho / r);
   std::vector<m2l_complex> pa(p + 1), pb(p + 1);  // e^{i m alpha}, e^{i m beta}, m >= 0

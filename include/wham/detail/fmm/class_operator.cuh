@@ -51,18 +51,14 @@ struct class_geometry {
   double inv_r;
 };
 
-/// The angles of m2l::make_angles, in double (NaN in, NaN out).
+/// The angles of m2l::make_geometry, in double (NaN in, NaN out).
 __host__ __device__ __forceinline__ class_geometry make_class_geometry(double x, double y,
                                                                        double z) {
-  const double rho = sqrt(x * x + y * y);
-  const double r = sqrt(rho * rho + z * z);
-  cpx<double> ea{1.0, 0.0};
-  if (rho > 0.0) ea = {y / rho, x / rho};
-  if (!(rho == rho)) ea = {rho, rho};  // NaN stays visible
+  const m2l::geometry<double> a = m2l::make_geometry(x, y, z);
   class_geometry g;
-  g.psi = {ea.im, -ea.re};
-  g.eb = {z / r, -rho / r};
-  g.inv_r = 1.0 / r;
+  g.psi = {a.ea.im, -a.ea.re};
+  g.eb = a.eb;
+  g.inv_r = a.inv_r;
   return g;
 }
 

@@ -12,6 +12,14 @@
 ///                               take them and make the powers on the way (fewer registers)
 ///   inverse_distance(x, y, z)   1 / |delta| (the r-scalings are kept apart from the
 ///                               direction, so pairs of one direction class share it)
+///   geometry<T>, make_geometry  e^{i alpha}, e^{i beta} and 1 / |delta| together; every
+///                               M2L form takes its geometry from here (or make_unit)
+///   unit<T>, make_unit          delta / |delta| and 1 / |delta| (the singular harmonics)
+///
+/// No square of a component of delta is formed unscaled: x, y, z are scaled by exact
+/// powers of two first, as hypot does, so the geometry is right to rounding for every
+/// finite delta != 0 whose 1 / |delta| is a normal number, however far from 1 or how
+/// close to an axis (docs/specs/m2l.md, "Range of |delta|").
 ///   rotate_to_z_degree<L>(v, dir)    v[-L..L] (pointer to (L, -L)) <-
 ///                                    B_L^T Dz(beta) B_L^T Dz(alpha) v, in place
 ///   z_translate<P>(a, inv_r)         a (whole expansion) <- the z-translation,
@@ -34,7 +42,10 @@
 
 #include <wham/detail/m2l/tables.cuh>
 
+#include <cuda/std/bit>
+
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -101,20 +112,86 @@ struct angles {
   cpx<T> ea, eb;
 };
 
-/// e^{i alpha} = (y + i x) / rho, e^{i beta} = (z - i rho) / r. delta = 0 or a
+/// An exact scale for v >= 0: down = 2^-k, up = 2^k, with v * down in [1, 2) when v is
+/// normal (k clamped so that both are normal: a subnormal v maps below 1, a huge one to
+/// [2, 4), inf and NaN stay what they are). Bit arithmetic on the exponent: a
+/// multiplication by it never rounds, unlike one by 1 / v.
+template <class T>
+struct pow2_scale {
+  T down, up;
+};
+
+template <class T>
+__host__ __device__ __forceinline__ pow2_scale<T> make_pow2_scale(T v) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double");
+  using U = std::conditional_t<std::is_same_v<T, double>, std::uint64_t, std::uint32_t>;
+  constexpr int mant = std::is_same_v<T, double> ? 52 : 23;
+  constexpr int top = std::is_same_v<T, double> ? 2046 : 254;  // largest biased exponent
+  const int e = int(cuda::std::bit_cast<U>(v) >> mant);        // v >= 0: no sign bit
+  int b = top - e;                                             // 2^-k biased: top - e
+  b = b < 1 ? 1 : (b > top - 1 ? top - 1 : b);
+  return {cuda::std::bit_cast<T>(U(b) << mant), cuda::std::bit_cast<T>(U(top - b) << mant)};
+}
+
+/// delta / |delta| and 1 / |delta|.
+template <class T>
+struct unit {
+  T x, y, z, inv_r;
+};
+
+/// The unit vector by the exact scale of (x, y, z) (make_geometry's); a component far
+/// below |delta| may come out subnormal or 0, where it is negligible. delta = 0 or a
 /// non-finite delta gives non-finite values.
 template <class T>
-__host__ __device__ __forceinline__ angles<T> make_angles(T x, T y, T z) {
+__host__ __device__ __forceinline__ unit<T> make_unit(T x, T y, T z) {
+  using std::fabs;
+  using std::fmax;
   using std::sqrt;
-  const T rho2 = x * x + y * y;
-  const T rho = sqrt(rho2);
-  const T inv_r = T(1) / sqrt(rho2 + z * z);
-  cpx<T> ea{T(1), T(0)};
-  if (rho > T(0)) {
-    const T inv_rho = T(1) / rho;
-    ea = {y * inv_rho, x * inv_rho};
+  const pow2_scale<T> s = make_pow2_scale(fmax(fmax(fabs(x), fabs(y)), fabs(z)));
+  const T xs = x * s.down, ys = y * s.down, zs = z * s.down;
+  const T inv = T(1) / sqrt(xs * xs + ys * ys + zs * zs);
+  return {xs * inv, ys * inv, zs * inv, inv * s.down};
+}
+
+/// The geometry of one displacement, as the rotations and the z-translation take it.
+template <class T>
+struct geometry {
+  cpx<T> ea;  ///< e^{i alpha} = (y + i x) / rho, 1 when rho = 0
+  cpx<T> eb;  ///< e^{i beta} = (z - i rho) / r
+  T inv_r;    ///< 1 / r
+};
+
+/// e^{i alpha} by the scale of (x, y) alone, so that it is a unit to rounding however
+/// close delta is to the z axis (a 5% error in |e^{i alpha}| grows to (1.05)^(2m) in
+/// the order-m coefficients); e^{i beta} and 1 / r by the scale of (x, y, z). delta = 0
+/// or a non-finite delta gives non-finite values (NaN in x or y a NaN e^{i alpha}).
+template <class T>
+__host__ __device__ __forceinline__ geometry<T> make_geometry(T x, T y, T z) {
+  using std::fabs;
+  using std::fmax;
+  using std::sqrt;
+  const T t = fmax(fabs(x), fabs(y));
+  const pow2_scale<T> st = make_pow2_scale(t), sr = make_pow2_scale(fmax(t, fabs(z)));
+  const T xt = x * st.down, yt = y * st.down;
+  const T q = sqrt(xt * xt + yt * yt);  // rho 2^-kt
+  const T xs = x * sr.down, ys = y * sr.down, zs = z * sr.down;
+  const T inv = T(1) / sqrt(xs * xs + ys * ys + zs * zs);  // 2^kr / r
+  geometry<T> g;
+  g.ea = {T(1), T(0)};
+  if (q != T(0)) {  // NaN passes
+    const T inv_q = T(1) / q;
+    g.ea = {yt * inv_q, xt * inv_q};
   }
-  return {ea, cpx<T>{z * inv_r, -rho * inv_r}};
+  g.eb = {zs * inv, -(q * (st.up * sr.down)) * inv};  // rho 2^-kr: 0 where negligible
+  g.inv_r = inv * sr.down;
+  return g;
+}
+
+/// e^{i alpha}, e^{i beta} of make_geometry.
+template <class T>
+__host__ __device__ __forceinline__ angles<T> make_angles(T x, T y, T z) {
+  const geometry<T> g = make_geometry(x, y, z);
+  return {g.ea, g.eb};
 }
 
 /// The angles and their powers by complex multiplication (m = 1 is the angle itself,
@@ -137,10 +214,10 @@ __host__ __device__ __forceinline__ direction<P, T> make_direction(T x, T y, T z
   return d;
 }
 
+/// 1 / |delta| of make_unit.
 template <class T>
 __host__ __device__ __forceinline__ T inverse_distance(T x, T y, T z) {
-  using std::sqrt;
-  return T(1) / sqrt(x * x + y * y + z * z);
+  return make_unit(x, y, z).inv_r;
 }
 
 /// What swap_store applies to a row pair on its way out.

@@ -24,19 +24,20 @@ __global__ void __launch_bounds__(direct_block_threads)
   const int C = (p + 1) * (p + 1);
   cpx<T> S[CM];
   const T x = deltas[3 * pair], y = deltas[3 * pair + 1], z = deltas[3 * pair + 2];
-  const T r2 = x * x + y * y + z * z;
-  const T inv_r2 = T(1) / r2;
-  const cpx<T> xy{x, y};
-  S[0] = {T(1) / sqrt(r2), T(0)};
+  // the recurrences in u = delta / r and 1 / r: r^2 alone over- or underflows long before
+  // the harmonics do
+  const unit<T> u = make_unit(x, y, z);
+  const T ir = u.inv_r;
+  const cpx<T> xy{u.x, u.y};
+  S[0] = {ir, T(0)};
   for (int m = 0; m <= p; ++m) {
-    if (m > 0)
-      S[m * m + 2 * m] = scale(S[(m - 1) * (m - 1) + 2 * (m - 1)] * xy, T(2 * m - 1) * inv_r2);
+    if (m > 0) S[m * m + 2 * m] = scale(S[(m - 1) * (m - 1) + 2 * (m - 1)] * xy, T(2 * m - 1) * ir);
     if (m + 1 <= p)
-      S[(m + 1) * (m + 1) + (m + 1) + m] = scale(S[m * m + 2 * m], T(2 * m + 1) * z * inv_r2);
+      S[(m + 1) * (m + 1) + (m + 1) + m] = scale(S[m * m + 2 * m], T(2 * m + 1) * u.z * ir);
     for (int n = m + 2; n <= p; ++n) {
       const cpx<T> a = S[(n - 1) * (n - 1) + (n - 1) + m], b = S[(n - 2) * (n - 2) + (n - 2) + m];
       S[n * n + n + m] =
-          scale(scale(a, T(2 * n - 1) * z) - scale(b, T((n + m - 1) * (n - m - 1))), inv_r2);
+          scale(scale(a, T(2 * n - 1) * u.z) - scale(b, T((n + m - 1) * (n - m - 1)) * ir), ir);
     }
   }
   for (int n = 1; n <= p; ++n) {

@@ -145,12 +145,9 @@ __device__ __forceinline__ void warp_m2l(warp_tables<T> tab, warp_scratch<T> s, 
   const int C = (p + 1) * (p + 1);
   const int rows = (p + 1) * (p + 2) / 2;
   if (lane == 0) {
-    const T rho2 = x * x + y * y;
-    const T rho = sqrt(rho2);
-    const T inv_r = T(1) / sqrt(rho2 + z * z);
-    cpx<T> ea{T(1), T(0)};
-    if (rho > T(0)) ea = {y / rho, x / rho};
-    const cpx<T> eb{z * inv_r, -rho * inv_r};
+    const geometry<T> g = make_geometry(x, y, z);
+    const cpx<T> ea = g.ea, eb = g.eb;
+    const T inv_r = g.inv_r;
     cpx<T> qa{T(1), T(0)}, qb{T(1), T(0)};
     T ir = T(1);
     for (int m = 0; m <= p; ++m) {
