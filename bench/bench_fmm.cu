@@ -102,11 +102,13 @@ struct level_buffers {
   using cT = cuda::std::complex<T>;
   wham_test::device_buffer<cT> M, Lc;
   wham_test::device_buffer<T> centers, classes;
+  std::int64_t cells;
   level_buffers(const level_list& L, int level, int p)
       : M((std::size_t(1) << (3 * level)) * std::size_t((p + 1) * (p + 1))),
         Lc(M.size()),
         centers(narrow<T>(L.centers)),
-        classes(narrow<T>(L.class_deltas)) {
+        classes(narrow<T>(L.class_deltas)),
+        cells(std::int64_t(1) << (3 * level)) {
     wham_bench::fill_uniform(reinterpret_cast<T*>(M.data()), M.bytes() / sizeof(T));
     WHAM_TEST_CUDA(cudaMemset(Lc.data(), 0, Lc.bytes()));
   }
@@ -134,7 +136,9 @@ struct level_buffers {
             by_class ? classes.data() : centers.data(),
             by_class ? wham::uniform_num_classes : 0,
             mode,
-            std::int64_t(L.host.size())};
+            std::int64_t(L.host.size()),
+            cells,
+            cells};
   }
 };
 
@@ -202,14 +206,14 @@ void BM_fmm(benchmark::State& state) {
       case variant::atomic:
       case variant::deterministic:
         wham::m2l_accumulate_centers(b.M.data(), b.centers.data(), L.src->data(), L.tgt->data(),
-                                     b.Lc.data(), p, n, stream,
+                                     b.Lc.data(), p, n, b.cells, b.cells, stream,
                                      V == variant::atomic ? method::atomic : method::deterministic);
         break;
       case variant::class_atomic:
       case variant::class_deterministic:
         wham::m2l_accumulate_classes(
             b.M.data(), b.classes.data(), L.cls->data(), L.src->data(), L.tgt->data(), b.Lc.data(),
-            p, n, wham::uniform_num_classes, stream,
+            p, n, wham::uniform_num_classes, b.cells, b.cells, stream,
             V == variant::class_atomic ? method::atomic : method::deterministic);
         break;
       case variant::class_groups:
@@ -225,7 +229,8 @@ void BM_fmm(benchmark::State& state) {
               b.list(L, wham::detail::fmm::geometry::classes, src, tgt, cls), p, stream);
         } else {
           wham::m2l_accumulate_class_groups(b.M.data(), b.classes.data(), cls, src, tgt,
-                                            b.Lc.data(), p, n, wham::uniform_num_classes, stream);
+                                            b.Lc.data(), p, n, wham::uniform_num_classes, b.cells,
+                                            b.cells, stream);
         }
         break;
       }

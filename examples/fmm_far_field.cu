@@ -116,11 +116,11 @@ int main() {
     // Warm-up call (module load), then the timed one on zeroed locals.
     check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
     wham::m2l_accumulate_centers(M_ptr, centers_ptr, src_ptr, tgt_ptr, L_ptr, p,
-                                 std::int64_t(list.size()), stream);
+                                 std::int64_t(list.size()), cells, cells, stream);
     check(cudaMemsetAsync(L_ptr, 0, L_bytes, stream), "cudaMemsetAsync");
     check(cudaEventRecord(start, stream), "cudaEventRecord");
     wham::m2l_accumulate_centers(M_ptr, centers_ptr, src_ptr, tgt_ptr, L_ptr, p,
-                                 std::int64_t(list.size()), stream);
+                                 std::int64_t(list.size()), cells, cells, stream);
     check(cudaEventRecord(stop, stream), "cudaEventRecord");
     check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0.0f;

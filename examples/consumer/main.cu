@@ -27,7 +27,7 @@ int main() {
     wham::fwht(d, d, log_n, batch);
     if (devices < 0) {  // never taken: instantiates the M2L entry points for the build
       wham::m2l<double>(nullptr, nullptr, nullptr, 4, 0);
-      wham::m2l_accumulate<double>(nullptr, nullptr, nullptr, nullptr, nullptr, 4, 0);
+      wham::m2l_accumulate<double>(nullptr, nullptr, nullptr, nullptr, nullptr, 4, 0, 0, 0);
     }
   } catch (const wham::error& e) {
     std::printf("%s\n", e.what());

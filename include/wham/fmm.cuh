@@ -10,14 +10,17 @@
 /// forms: docs/specs/fmm.md.
 ///
 /// Layouts (row-major, device memory):
-///   multipoles  [num_cells][(p+1)^2] cuda::std::complex<T>  (indexed by src[i])
-///   locals      [num_cells][(p+1)^2] cuda::std::complex<T>  (indexed by tgt[i]; added to,
-///               never overwritten: zero it first for a fresh sum). Must not overlap
-///               multipoles.
-///   src, tgt    [num_pairs] int32 cell indices (the caller guarantees they are in range)
+///   multipoles  [num_multipoles][(p+1)^2] cuda::std::complex<T>  (row src[i] read)
+///   locals      [num_locals][(p+1)^2] cuda::std::complex<T>  (row tgt[i] added to, never
+///               overwritten: zero it first for a fresh sum). Must not overlap any input.
+///   src, tgt    [num_pairs] int32 row indices. A pair whose src is outside
+///               0..num_multipoles-1 or whose tgt is outside 0..num_locals-1 contributes
+///               nothing: no index, however wrong, reads or writes outside the buffers.
+///               wham::check_interaction_list counts such pairs.
 /// and the displacement of pair i from one of three sources:
 ///   m2l_accumulate          deltas [num_pairs][3] T
-///   m2l_accumulate_centers  centers [num_cells][3] T: delta_i = centers[tgt[i]] - centers[src[i]]
+///   m2l_accumulate_centers  centers [max(num_multipoles, num_locals)][3] T:
+///                           delta_i = centers[tgt[i]] - centers[src[i]]
 ///   m2l_accumulate_classes  class_deltas [num_classes][3] T and cls [num_pairs] int32:
 ///                           delta_i = class_deltas[cls[i]] (a uniform octree level has 316
 ///                           classes, wham/fmm_lists.hpp). Each block makes the rotation
@@ -64,13 +67,16 @@
 ///   // ... copy list.src, list.tgt and the cell centres to the device ...
 ///   cudaMemsetAsync(d_L, 0, 4096 * 25 * sizeof(cuda::std::complex<double>), stream);
 ///   wham::m2l_accumulate_centers(d_M, d_centers, d_src, d_tgt, d_L, 4,
-///                                std::int64_t(list.size()), stream);
+///                                std::int64_t(list.size()), 4096, 4096, stream);
 /// \endcode
 ///
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no
-/// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
+/// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error: null,
+/// misaligned or host (not device-accessible) pointers, ranges, and a locals buffer that
+/// shares a byte with any input.
 #pragma once
 
+#include <wham/detail/fmm/check.cuh>
 #include <wham/detail/fmm/dispatch.cuh>
 #include <wham/detail/fmm/pair_list.cuh>
 #include <wham/error.hpp>
@@ -79,7 +85,9 @@
 #include <cuda/std/complex>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace wham {
@@ -93,98 +101,155 @@ enum class m2l_accumulate_method {
 
 namespace detail::fmm {
 
+inline constexpr int method_count = static_cast<int>(m2l_accumulate_method::deterministic) + 1;
+
+/// Largest row count of multipoles or locals: int32 indices reach rows 0..2^31 - 1.
+inline constexpr std::int64_t max_rows = std::int64_t(1) << 31;
+
+/// Everything an accumulate form checks before it touches the device, in order: the pure
+/// checks (ranges, enumerations, null pointers, alignment, overlaps), then, for a call that
+/// enqueues work, whether each pointer is device-accessible (a device query).
+/// geo_count: the number of T values `geo` holds; cls: null for the forms without classes.
 template <class T>
-void check_common(const char* f, int p, const cuda::std::complex<T>* multipoles,
-                  const cuda::std::complex<T>* locals, const std::int32_t* src,
-                  const std::int32_t* tgt, const T* geo, const char* geo_name,
-                  std::int64_t num_pairs, m2l_accumulate_method method) {
+void check_common(const char* f, const cuda::std::complex<T>* multipoles, const T* geo,
+                  const char* geo_name, std::int64_t geo_count, const std::int32_t* cls,
+                  const std::int32_t* src, const std::int32_t* tgt,
+                  const cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
+                  std::int64_t num_multipoles, std::int64_t num_locals,
+                  m2l_accumulate_method method) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2l_accumulate: T must be float or double");
   check_range(f, "p", p, 0, m2l_max_order<T>());
   // 32 pairs a warp unit and 64-bit coefficient offsets
   check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
-  check_range(f, "method", int(method), 0, 2);
+  const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
+  check_range(f, "num_multipoles", num_multipoles, min_rows, max_rows);
+  check_range(f, "num_locals", num_locals, min_rows, max_rows);
+  check_enum(f, "method", method, method_count, "automatic, atomic or deterministic");
   if (num_pairs == 0) return;
   check_not_null(f, "multipoles", multipoles);
-  check_not_null(f, "locals", locals);
+  check_not_null(f, geo_name, geo);
   check_not_null(f, "src", src);
   check_not_null(f, "tgt", tgt);
-  check_not_null(f, geo_name, geo);
-  if (static_cast<const void*>(multipoles) == static_cast<const void*>(locals)) {
-    throw_invalid_argument(f, "locals", "the multipoles pointer", "a buffer apart from multipoles");
+  check_not_null(f, "locals", locals);
+  check_aligned(f, "multipoles", multipoles);
+  check_aligned(f, geo_name, geo);
+  if (cls != nullptr) check_aligned(f, "cls", cls);
+  check_aligned(f, "src", src);
+  check_aligned(f, "tgt", tgt);
+  check_aligned(f, "locals", locals);
+  // locals is written: no input may share a byte with it
+  const std::uint64_t C = std::uint64_t(m2l_num_coeffs(p));
+  const std::uint64_t local_bytes = std::uint64_t(num_locals) * C * sizeof(cuda::std::complex<T>);
+  const std::uint64_t index_bytes = std::uint64_t(num_pairs) * sizeof(std::int32_t);
+  const struct {
+    const char* name;
+    const void* p;
+    std::uint64_t bytes;
+  } inputs[] = {
+      {"multipoles", multipoles, std::uint64_t(num_multipoles) * C * sizeof(cuda::std::complex<T>)},
+      {geo_name, geo, std::uint64_t(geo_count) * sizeof(T)},
+      {"cls", cls, cls != nullptr ? index_bytes : 0},
+      {"src", src, index_bytes},
+      {"tgt", tgt, index_bytes},
+  };
+  for (const auto& in : inputs) {
+    if (in.bytes != 0 && ranges_overlap(locals, local_bytes, in.p, in.bytes)) {
+      throw_invalid_argument(f, "locals", std::string("a range overlapping ") + in.name,
+                             "a buffer apart from every input");
+    }
   }
+  check_device_accessible(f, "multipoles", multipoles);
+  check_device_accessible(f, geo_name, geo);
+  if (cls != nullptr) check_device_accessible(f, "cls", cls);
+  check_device_accessible(f, "src", src);
+  check_device_accessible(f, "tgt", tgt);
+  check_device_accessible(f, "locals", locals);
 }
 
-/// The class forms' checks and pair list (num_pairs > 0 when `cls` is checked).
+/// The pair list a launch reads (arguments checked).
 template <class T>
-pair_list<T> class_list(const char* f, const cuda::std::complex<T>* multipoles,
-                        const T* class_deltas, const std::int32_t* cls, const std::int32_t* src,
-                        const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
-                        std::int64_t num_pairs, int num_classes, m2l_accumulate_method method) {
-  check_common(f, p, multipoles, locals, src, tgt, class_deltas, "class_deltas", num_pairs, method);
-  check_range(f, "num_classes", num_classes, 1, max_classes);
-  if (num_pairs > 0) check_not_null(f, "cls", cls);
+pair_list<T> make_list(const cuda::std::complex<T>* multipoles, const T* geo,
+                       const std::int32_t* cls, const std::int32_t* src, const std::int32_t* tgt,
+                       cuda::std::complex<T>* locals, std::int64_t num_pairs,
+                       std::int64_t num_multipoles, std::int64_t num_locals, int num_classes,
+                       geometry mode) {
   return {reinterpret_cast<const cpx<T>*>(multipoles),
           reinterpret_cast<cpx<T>*>(locals),
           src,
           tgt,
           cls,
-          class_deltas,
+          geo,
           num_classes,
-          geometry::classes,
-          num_pairs};
+          mode,
+          num_pairs,
+          num_multipoles,
+          num_locals};
 }
 
-/// The pair list of the forms without classes.
+/// The class forms' checks (num_classes before any pointer) and pair list.
 template <class T>
-pair_list<T> plain_list(const cuda::std::complex<T>* multipoles, const T* geo,
-                        const std::int32_t* src, const std::int32_t* tgt,
-                        cuda::std::complex<T>* locals, std::int64_t num_pairs, geometry mode) {
-  return {reinterpret_cast<const cpx<T>*>(multipoles),
-          reinterpret_cast<cpx<T>*>(locals),
-          src,
-          tgt,
-          nullptr,
-          geo,
-          0,
-          mode,
-          num_pairs};
+pair_list<T> class_list(const char* f, const cuda::std::complex<T>* multipoles,
+                        const T* class_deltas, const std::int32_t* cls, const std::int32_t* src,
+                        const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
+                        std::int64_t num_pairs, int num_classes, std::int64_t num_multipoles,
+                        std::int64_t num_locals, m2l_accumulate_method method) {
+  check_range(f, "num_classes", num_classes, 1, max_classes);
+  if (num_pairs > 0) check_not_null(f, "cls", cls);
+  check_common(f, multipoles, class_deltas, "class_deltas", std::int64_t(num_classes) * 3,
+               num_pairs > 0 ? cls : nullptr, src, tgt, locals, p, num_pairs, num_multipoles,
+               num_locals, method);
+  return make_list(multipoles, class_deltas, cls, src, tgt, locals, num_pairs, num_multipoles,
+                   num_locals, num_classes, geometry::classes);
 }
 
 }  // namespace detail::fmm
 
 /// locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]) for i < num_pairs.
-/// \param deltas     device pointer, num_pairs * 3 values (target minus source centre)
-/// \param p          order, 0..m2l_max_order<T>()
-/// \param num_pairs  >= 0 (0 enqueues nothing; the pointers may then be null)
+/// \param multipoles      device pointer, [num_multipoles][(p+1)^2]
+/// \param deltas          device pointer, num_pairs * 3 values (target minus source centre)
+/// \param src, tgt        device pointers, num_pairs row indices (out of range: see above)
+/// \param locals          device pointer, [num_locals][(p+1)^2], added to
+/// \param p               order, 0..m2l_max_order<T>()
+/// \param num_pairs       >= 0 (0 enqueues nothing; the pointers may then be null)
+/// \param num_multipoles  rows of multipoles, 1..2^31 (0 allowed without pairs)
+/// \param num_locals      rows of locals, 1..2^31 (0 allowed without pairs)
 template <class T>
 void m2l_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
                     const std::int32_t* src, const std::int32_t* tgt, cuda::std::complex<T>* locals,
-                    int p, std::int64_t num_pairs, cudaStream_t stream = 0,
+                    int p, std::int64_t num_pairs, std::int64_t num_multipoles,
+                    std::int64_t num_locals, cudaStream_t stream = 0,
                     m2l_accumulate_method method = m2l_accumulate_method::automatic) {
-  detail::fmm::check_common("m2l_accumulate", p, multipoles, locals, src, tgt, deltas, "deltas",
-                            num_pairs, method);
+  constexpr const char* f = "m2l_accumulate";
+  detail::fmm::check_common(f, multipoles, deltas, "deltas", num_pairs * 3, nullptr, src, tgt,
+                            locals, p, num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
   detail::fmm::launch_accumulate<T>(
-      detail::fmm::plain_list(multipoles, deltas, src, tgt, locals, num_pairs,
-                              detail::fmm::geometry::pair_deltas),
+      f,
+      detail::fmm::make_list(multipoles, deltas, nullptr, src, tgt, locals, num_pairs,
+                             num_multipoles, num_locals, 0, detail::fmm::geometry::pair_deltas),
       p, method == m2l_accumulate_method::deterministic, stream);
 }
 
 /// locals[tgt[i]] += M2L_p(multipoles[src[i]], centers[tgt[i]] - centers[src[i]]).
-/// \param centers  device pointer, [num_cells][3] cell centres
+/// \param centers  device pointer, [max(num_multipoles, num_locals)][3] cell centres (a
+///                 source row and a target row with one index are one cell)
 template <class T>
 void m2l_accumulate_centers(const cuda::std::complex<T>* multipoles, const T* centers,
                             const std::int32_t* src, const std::int32_t* tgt,
                             cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
+                            std::int64_t num_multipoles, std::int64_t num_locals,
                             cudaStream_t stream = 0,
                             m2l_accumulate_method method = m2l_accumulate_method::automatic) {
-  detail::fmm::check_common("m2l_accumulate_centers", p, multipoles, locals, src, tgt, centers,
-                            "centers", num_pairs, method);
+  constexpr const char* f = "m2l_accumulate_centers";
+  detail::fmm::check_common(f, multipoles, centers, "centers",
+                            std::max(num_multipoles, num_locals) * 3, nullptr, src, tgt, locals, p,
+                            num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
   detail::fmm::launch_accumulate<T>(
-      detail::fmm::plain_list(multipoles, centers, src, tgt, locals, num_pairs,
-                              detail::fmm::geometry::centers),
+      f,
+      detail::fmm::make_list(multipoles, centers, nullptr, src, tgt, locals, num_pairs,
+                             num_multipoles, num_locals, 0, detail::fmm::geometry::centers),
       p, method == m2l_accumulate_method::deterministic, stream);
 }
 
@@ -196,12 +261,16 @@ template <class T>
 void m2l_accumulate_classes(const cuda::std::complex<T>* multipoles, const T* class_deltas,
                             const std::int32_t* cls, const std::int32_t* src,
                             const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
-                            std::int64_t num_pairs, int num_classes, cudaStream_t stream = 0,
+                            std::int64_t num_pairs, int num_classes, std::int64_t num_multipoles,
+                            std::int64_t num_locals, cudaStream_t stream = 0,
                             m2l_accumulate_method method = m2l_accumulate_method::automatic) {
-  const auto l = detail::fmm::class_list("m2l_accumulate_classes", multipoles, class_deltas, cls,
-                                         src, tgt, locals, p, num_pairs, num_classes, method);
+  constexpr const char* f = "m2l_accumulate_classes";
+  const auto l =
+      detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p, num_pairs,
+                              num_classes, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(l, p, method == m2l_accumulate_method::deterministic, stream);
+  detail::fmm::launch_accumulate<T>(f, l, p, method == m2l_accumulate_method::deterministic,
+                                    stream);
 }
 
 /// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
@@ -212,12 +281,50 @@ template <class T>
 void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const T* class_deltas,
                                  const std::int32_t* cls, const std::int32_t* src,
                                  const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
-                                 std::int64_t num_pairs, int num_classes, cudaStream_t stream = 0) {
-  const auto l = detail::fmm::class_list("m2l_accumulate_class_groups", multipoles, class_deltas,
-                                         cls, src, tgt, locals, p, num_pairs, num_classes,
+                                 std::int64_t num_pairs, int num_classes,
+                                 std::int64_t num_multipoles, std::int64_t num_locals,
+                                 cudaStream_t stream = 0) {
+  constexpr const char* f = "m2l_accumulate_class_groups";
+  const auto l = detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p,
+                                         num_pairs, num_classes, num_multipoles, num_locals,
                                          m2l_accumulate_method::atomic);
   if (num_pairs == 0) return;
-  detail::fmm::launch_grouped<T>(l, p, stream);
+  detail::fmm::launch_grouped<T>(f, l, p, stream);
+}
+
+/// Counts the pairs that m2l_accumulate and its forms skip: src[i] outside
+/// 0..num_multipoles-1, tgt[i] outside 0..num_locals-1, or (with cls given, num_classes >= 1)
+/// cls[i] outside 0..num_classes-1. Writes the count to *out_of_range (a device pointer:
+/// set, not added to), stream-ordered, without allocating or synchronising.
+/// \param cls  null for the forms without classes
+inline void check_interaction_list(const std::int32_t* src, const std::int32_t* tgt,
+                                   const std::int32_t* cls, std::int64_t num_pairs,
+                                   std::int64_t num_multipoles, std::int64_t num_locals,
+                                   int num_classes, unsigned long long* out_of_range,
+                                   cudaStream_t stream = 0) {
+  constexpr const char* f = "check_interaction_list";
+  detail::check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
+  detail::check_range(f, "num_multipoles", num_multipoles, 0, detail::fmm::max_rows);
+  detail::check_range(f, "num_locals", num_locals, 0, detail::fmm::max_rows);
+  if (cls != nullptr)
+    detail::check_range(f, "num_classes", num_classes, 1, detail::fmm::max_classes);
+  detail::check_not_null(f, "out_of_range", out_of_range);
+  detail::check_aligned(f, "out_of_range", out_of_range);
+  if (num_pairs > 0) {
+    detail::check_not_null(f, "src", src);
+    detail::check_not_null(f, "tgt", tgt);
+    detail::check_aligned(f, "src", src);
+    detail::check_aligned(f, "tgt", tgt);
+    if (cls != nullptr) detail::check_aligned(f, "cls", cls);
+  }
+  detail::check_device_accessible(f, "out_of_range", out_of_range);
+  if (num_pairs > 0) {
+    detail::check_device_accessible(f, "src", src);
+    detail::check_device_accessible(f, "tgt", tgt);
+    if (cls != nullptr) detail::check_device_accessible(f, "cls", cls);
+  }
+  detail::fmm::launch_count_out_of_range(src, tgt, cls, num_pairs, num_multipoles, num_locals,
+                                         cls != nullptr ? num_classes : 0, out_of_range, stream);
 }
 
 }  // namespace wham

@@ -16,13 +16,16 @@
 /// Coefficients are general complex (no conjugate symmetry is assumed). T is float or
 /// double; arithmetic is in T (the tensor schedules compute in double). Orders 0..20 in
 /// double, 0..16 in float (float holds 0! .. 34!; the swap matrices' entries grow like
-/// 2^l, so float accuracy degrades with p: measured relative errors about 1e-6 at p <= 8,
-/// 4e-6 at p = 12, 4e-5 at p = 16; double 1e-14 at p = 12, 1e-12 at p = 20).
+/// 2^l, so accuracy degrades with p: worst relative errors measured near the z axis
+/// 2.4e-6 at p <= 8, 1.4e-5 at p = 12, 1.2e-4 at p = 16 in float; 5e-15 at p = 8, 3e-14
+/// at p = 12, 3e-13 at p = 16, 4e-12 at p = 20 in double; docs/specs/m2l.md, Accuracy).
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not checked
 /// (that would need a pass over device data); that pair's local comes out non-finite
 /// (every coefficient NaN or inf; an infinite but otherwise valid delta may instead give
-/// the limit 0 in some coefficients), every other pair is unaffected.
+/// the limit 0 in some coefficients), every other pair is unaffected. Accuracy holds on
+/// and near the axes and for p! mu (4 / |delta|)^(p+1) <= T's largest, |delta| <= 1 / T's
+/// smallest normal (mu = largest |M_k^l|; docs/specs/m2l.md, "Range of |delta|").
 ///
 /// Every schedule rotates each multipole so that delta lies on z (Dehnen's swap matrices,
 /// compile-time constants, angle powers by complex multiplication), translates along z
@@ -69,6 +72,10 @@ enum class m2l_path {
               ///< sm_90, of four below (double only); float on sm_90 only, computed in double
 };
 
+namespace detail {
+inline constexpr int m2l_path_count = static_cast<int>(m2l_path::tensor) + 1;
+}  // namespace detail
+
 namespace detail::m2l {
 /// The schedule a caller's path names (not `automatic`).
 inline schedule requested_schedule(m2l_path path) {
@@ -95,8 +102,12 @@ constexpr int m2l_max_order() {
   return std::is_same_v<T, double> ? 20 : 16;
 }
 
-/// Number of complex coefficients of an order-p expansion.
-constexpr int m2l_num_coeffs(int p) { return (p + 1) * (p + 1); }
+/// Number of complex coefficients of an order-p expansion, p in 0..46339 (the orders whose
+/// count fits an int; wham::error otherwise).
+constexpr int m2l_num_coeffs(int p) {
+  if (p < 0 || p > 46339) detail::throw_invalid_argument("m2l_num_coeffs", "p", p, "0..46339");
+  return (p + 1) * (p + 1);
+}
 
 /// locals[i] = M2L_p(multipoles[i], deltas[i]) for i < num_pairs (see the file comment).
 /// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
@@ -112,6 +123,8 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2l: T must be float or double");
   detail::check_range("m2l", "p", p, 0, m2l_max_order<T>());
+  detail::check_enum("m2l", "path", path, detail::m2l_path_count,
+                     "automatic, thread, warp, split, direct or tensor");
   const std::int64_t C = m2l_num_coeffs(p);
   // pair counts whose byte sizes, or whose thread grids, pass the 64-bit / grid limits
   detail::check_range("m2l", "num_pairs", num_pairs, 0,
@@ -121,6 +134,9 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
   detail::check_not_null("m2l", "multipoles", multipoles);
   detail::check_not_null("m2l", "deltas", deltas);
   detail::check_not_null("m2l", "locals", locals);
+  detail::check_aligned("m2l", "multipoles", multipoles);
+  detail::check_aligned("m2l", "deltas", deltas);
+  detail::check_aligned("m2l", "locals", locals);
   {
     const std::uint64_t coeff_bytes = std::uint64_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
     if (detail::ranges_overlap(locals, coeff_bytes, multipoles, coeff_bytes) ||
@@ -130,12 +146,16 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
                                      "a buffer apart from multipoles and deltas");
     }
   }
-  using detail::m2l::cpx;
   const bool chosen_by_caller = path != m2l_path::automatic;
   const detail::m2l::schedule s = chosen_by_caller ? detail::m2l::requested_schedule(path)
                                                    : detail::m2l::automatic_schedule<T>(p);
-  detail::m2l::launch<T>(s, chosen_by_caller, p, reinterpret_cast<const cpx<T>*>(multipoles),
-                         deltas, reinterpret_cast<cpx<T>*>(locals), num_pairs, stream);
+  detail::m2l::check_schedule<T>(s, chosen_by_caller, p);
+  detail::check_device_accessible("m2l", "multipoles", multipoles);
+  detail::check_device_accessible("m2l", "deltas", deltas);
+  detail::check_device_accessible("m2l", "locals", locals);
+  using detail::m2l::cpx;
+  detail::m2l::launch<T>(s, p, reinterpret_cast<const cpx<T>*>(multipoles), deltas,
+                         reinterpret_cast<cpx<T>*>(locals), num_pairs, stream);
 }
 
 }  // namespace wham

@@ -10,6 +10,7 @@
 #include <wham/iqp.cuh>
 #include <wham/m2l.cuh>
 
+#include "api_checks.cuh"
 #include "catch.hpp"
 
 #include <cstdint>
@@ -17,42 +18,10 @@
 
 namespace {
 
-// The message of the wham::error that f throws, or "(no throw)".
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const wham::error& e) {
-    return e.what();
-  }
-  return "(no throw)";
-}
-
+using wham_test::fake_device;
+using wham_test::message_of;
 using c64 = cuda::std::complex<float>;
 using c128 = cuda::std::complex<double>;
-
-// Pins made-up device limits for the calling thread, as detail::device_scope pins the
-// real ones, so that checks against the device's limits run here without a device.
-class fake_device {
- public:
-  fake_device(int cc_major, int cc_minor, std::size_t smem_per_block_optin)
-      : previous_(wham::detail::scoped_device_limits()) {
-    limits_.device = 0;
-    limits_.cc_major = cc_major;
-    limits_.cc_minor = cc_minor;
-    limits_.sm_count = 84;
-    limits_.smem_per_block_optin = smem_per_block_optin;
-    limits_.l2_bytes = std::size_t(6) << 20;
-    wham::detail::scoped_device_limits() = &limits_;
-  }
-  ~fake_device() { wham::detail::scoped_device_limits() = previous_; }
-  fake_device(const fake_device&) = delete;
-  fake_device& operator=(const fake_device&) = delete;
-
- private:
-  wham::detail::device_limits limits_;
-  const wham::detail::device_limits* previous_;
-};
 
 }  // namespace
 
@@ -214,7 +183,7 @@ TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
           "only))");
   }
   CHECK(message_of([&] { wham::m2l(m, d, l, 4, 1, 0, wham::m2l_path(9)); }) ==
-        "wham::m2l: path = 9 is invalid (valid: an m2l_path value)");
+        "wham::m2l: path = 9 is invalid (valid: automatic, thread, warp, split, direct or tensor)");
 }
 
 TEST_CASE("shared memory beyond the device's is an argument error, not a launch failure",
@@ -287,48 +256,53 @@ TEST_CASE("m2l_accumulate and its class forms check their arguments first", "[fm
   double geo[3] = {};
   std::int32_t idx[1] = {};
   using method = wham::m2l_accumulate_method;
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 21, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 21, 1, 1, 1); }) ==
         "wham::m2l_accumulate: p = 21 is invalid (valid: 0..20)");
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, -1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, -1, 1, 1); }) ==
         "wham::m2l_accumulate: num_pairs = -1 is invalid (valid: 0..68719476704)");
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, 1, 0, method(7)); }) ==
-        "wham::m2l_accumulate: method = 7 is invalid (valid: 0..2)");
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, nullptr, idx, l, 4, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, l, 4, 1, 1, 1, 0, method(7)); }) ==
+        "wham::m2l_accumulate: method = 7 is invalid (valid: automatic, atomic or deterministic)");
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, nullptr, idx, l, 4, 1, 1, 1); }) ==
         "wham::m2l_accumulate: src = nullptr is invalid (valid: a device pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, nullptr, l, 4, 1); }) ==
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, nullptr, l, 4, 1, 1, 1); }) ==
         "wham::m2l_accumulate: tgt = nullptr is invalid (valid: a device pointer)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1);
+          wham::m2l_accumulate(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1, 1, 1);
         }) == "wham::m2l_accumulate: deltas = nullptr is invalid (valid: a device pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, m, 4, 1); }) ==
-        "wham::m2l_accumulate: locals = the multipoles pointer is invalid (valid: a buffer "
-        "apart from multipoles)");
+  CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, m, 4, 1, 1, 1); }) ==
+        "wham::m2l_accumulate: locals = a range overlapping multipoles is invalid (valid: a "
+        "buffer apart from every input)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_centers(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1);
+          wham::m2l_accumulate_centers(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1, 1,
+                                       1);
         }) ==
         "wham::m2l_accumulate_centers: centers = nullptr is invalid (valid: a device "
         "pointer)");
-  CHECK(message_of([&] { wham::m2l_accumulate_classes(m, geo, idx, idx, idx, l, 4, 1, 0); }) ==
-        "wham::m2l_accumulate_classes: num_classes = 0 is invalid (valid: 1..1024)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_class_groups(m, geo, idx, idx, idx, l, 4, 1, 1025);
+          wham::m2l_accumulate_classes(m, geo, idx, idx, idx, l, 4, 1, 0, 1, 1);
+        }) == "wham::m2l_accumulate_classes: num_classes = 0 is invalid (valid: 1..1024)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_class_groups(m, geo, idx, idx, idx, l, 4, 1, 1025, 1, 1);
         }) == "wham::m2l_accumulate_class_groups: num_classes = 1025 is invalid (valid: 1..1024)");
-  CHECK(message_of([&] { wham::m2l_accumulate_classes(m, geo, nullptr, idx, idx, l, 4, 1, 1); }) ==
-        "wham::m2l_accumulate_classes: cls = nullptr is invalid (valid: a device pointer)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_classes(m, geo, nullptr, idx, idx, l, 4, 1, 1, 1, 1);
+        }) == "wham::m2l_accumulate_classes: cls = nullptr is invalid (valid: a device pointer)");
   // No pairs: nothing is enqueued, and the pointers may be null.
   const c128* no_m = nullptr;
   c128* no_l = nullptr;
   const double* no_geo = nullptr;
-  CHECK(message_of([&] { wham::m2l_accumulate(no_m, no_geo, nullptr, nullptr, no_l, 20, 0); }) ==
-        "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_centers(no_m, no_geo, nullptr, nullptr, no_l, 20, 0);
+          wham::m2l_accumulate(no_m, no_geo, nullptr, nullptr, no_l, 20, 0, 0, 0);
         }) == "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_classes(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0, 1);
+          wham::m2l_accumulate_centers(no_m, no_geo, nullptr, nullptr, no_l, 20, 0, 0, 0);
         }) == "(no throw)");
   CHECK(message_of([&] {
-          wham::m2l_accumulate_class_groups(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0,
-                                            1);
+          wham::m2l_accumulate_classes(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0, 1, 0,
+                                       0);
+        }) == "(no throw)");
+  CHECK(message_of([&] {
+          wham::m2l_accumulate_class_groups(no_m, no_geo, nullptr, nullptr, nullptr, no_l, 20, 0, 1,
+                                            0, 0);
         }) == "(no throw)");
 }

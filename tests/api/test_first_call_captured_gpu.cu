@@ -5,44 +5,35 @@
 // allocate, or the capture fails. The other tests' graph cases call each shape once
 // before capturing, so they cannot see this; here every call below is the first of
 // its function in this process (one test case a binary, its order fixed).
-// Each replayed graph must give what the reference (or the same call made directly
-// afterwards) gives.
+// Each replayed graph must give what the host reference gives (and, for m2l, what the
+// same call made directly afterwards gives). The FMM forms' first calls:
+// tests/fmm/test_fmm_first_call_captured_gpu.cu.
 #include <wham/fwht.cuh>
 #include <wham/iqp.cuh>
 #include <wham/m2l.cuh>
 #include <wham/reference/fwht.hpp>
 #include <wham/reference/iqp.hpp>
+#include <wham/reference/m2l.hpp>
 
 #include "catch.hpp"
 #include "device_buffer.cuh"
+#include "graph_capture.cuh"
+#include "m2l_accuracy.hpp"
 #include "test_util.hpp"
 
 #include <cuda/std/complex>
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <vector>
 
 namespace {
 
-/// Captures `call(stream)` into a graph (global mode), replays it once and waits.
-template <class Call>
-void capture_and_replay(Call&& call) {
-  cudaStream_t stream;
-  WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  WHAM_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  call(stream);
-  WHAM_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  WHAM_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  WHAM_TEST_CUDA(cudaGraphLaunch(exec, stream));
-  WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
-  WHAM_TEST_CUDA(cudaGraphExecDestroy(exec));
-  WHAM_TEST_CUDA(cudaGraphDestroy(graph));
-  WHAM_TEST_CUDA(cudaStreamDestroy(stream));
-}
+double m2l_tolerance_double(int p) { return wham_test::m2l_tolerance<double>(p); }
+
+using wham_test::capture_and_replay;
 
 }  // namespace
 
@@ -105,8 +96,8 @@ TEST_CASE("the first call of each public function may be captured into a CUDA gr
   }
 
   // m2l, double at p = 8 (split schedule) and p = 16 (tensor schedule), 1000 pairs: the
-  // replay against the same call made directly afterwards (test_m2l_gpu checks the
-  // operator against the reference).
+  // replay against the host reference and, bit for bit, the same call made directly
+  // afterwards.
   for (int p : {8, 16}) {
     CAPTURE(p);
     using Z = cuda::std::complex<double>;
@@ -131,5 +122,16 @@ TEST_CASE("the first call of each public function may be captured into a CUDA gr
       REQUIRE(std::isfinite(a[k].real()));
       REQUIRE(a[k] == b[k]);
     }
+    std::vector<std::complex<double>> want;
+    want.reserve(a.size());
+    for (std::int64_t i = 0; i < pairs; ++i) {
+      std::vector<std::complex<double>> Mi(C);
+      for (std::size_t c = 0; c < C; ++c) Mi[c] = wham_test::widen(M[std::size_t(i) * C + c]);
+      const auto Li = wham::reference::m2l_direct(p, Mi.data(), d.data() + 3 * i);
+      want.insert(want.end(), Li.begin(), Li.end());
+    }
+    const double err = wham_test::relative_error(a.data(), want.data(), a.size());
+    CAPTURE(err);
+    REQUIRE(err <= m2l_tolerance_double(p));
   }
 }

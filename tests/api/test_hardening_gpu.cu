@@ -8,6 +8,7 @@
 #include <wham/reference/fwht.hpp>
 #include <wham/reference/iqp.hpp>
 
+#include "api_checks.cuh"
 #include "catch.hpp"
 #include "device_buffer.cuh"
 #include "test_util.hpp"
@@ -28,23 +29,10 @@
 
 namespace {
 
+using wham_test::message_of;
+using wham_test::offset_bytes;
 using c64 = cuda::std::complex<float>;
 using c128 = cuda::std::complex<double>;
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const wham::error& e) {
-    return e.what();
-  }
-  return "(no throw)";
-}
-
-template <class T>
-T* offset_bytes(T* p, std::size_t bytes) {
-  return reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(p) + bytes);
-}
 
 template <class T>
 constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;

@@ -7,6 +7,7 @@
 #include <wham/fwht.cuh>
 #include <wham/iqp.cuh>
 
+#include "api_checks.cuh"
 #include "catch.hpp"
 
 #include <cstdint>
@@ -14,45 +15,11 @@
 
 namespace {
 
-// The message of the wham::error that f throws, or "(no throw)".
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const wham::error& e) {
-    return e.what();
-  }
-  return "(no throw)";
-}
-
+using wham_test::fake_device;
+using wham_test::message_of;
+using wham_test::offset_bytes;
 using c64 = cuda::std::complex<float>;
 using c128 = cuda::std::complex<double>;
-
-// Pins made-up device limits for the calling thread, as detail::device_scope pins the
-// real ones, so that the path rules run here without a device.
-class fake_device {
- public:
-  fake_device(int cc_major, int sm_count, std::size_t smem_per_block_optin)
-      : previous_(wham::detail::scoped_device_limits()) {
-    limits_.device = 0;
-    limits_.cc_major = cc_major;
-    limits_.sm_count = sm_count;
-    limits_.smem_per_block_optin = smem_per_block_optin;
-    wham::detail::scoped_device_limits() = &limits_;
-  }
-  ~fake_device() { wham::detail::scoped_device_limits() = previous_; }
-  fake_device(const fake_device&) = delete;
-  fake_device& operator=(const fake_device&) = delete;
-
- private:
-  wham::detail::device_limits limits_;
-  const wham::detail::device_limits* previous_;
-};
-
-template <class T>
-T* offset_bytes(T* p, std::size_t bytes) {
-  return reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(p) + bytes);
-}
 
 }  // namespace
 
@@ -120,7 +87,7 @@ TEST_CASE("the cluster rules take any batch without overflow", "[iqp][fwht][disp
   namespace wht = wham::detail::wht;
   const std::int64_t huge = INT64_MAX;
   for (const int sms : {1, 7, 8, 9, 78, 114, 132, 133}) {
-    const fake_device dev(9, sms, 232448);
+    const fake_device dev(9, 0, 232448, sms);
     CAPTURE(sms);
     // The largest batch fills any GPU: clusters pay. Failed before: batch * 8 and rows * C
     // overflowed (signed: undefined; in practice negative, so "too small for clusters").

@@ -130,8 +130,9 @@ __global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
       const int count = int(end - first < NP ? end - first : NP);
       __syncthreads();  // the previous tile's readers are done (and the class table made)
       if (t < count) {
-        s_src[t] = l.src[first + t];
-        s_tgt[t] = l.tgt[first + t];
+        const std::int32_t si = l.src[first + t];
+        s_src[t] = l.source_row(si);
+        s_tgt[t] = l.target_row(si, l.tgt[first + t]);  // -1: the pair adds to nothing
         s_cls[t] = l.mode == geometry::classes ? l.cls[first + t] : 0;
       }
       __syncthreads();
@@ -207,13 +208,13 @@ __global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
           for (int q = q0; q < q1; ++q) {
             const std::int32_t tq = s_tgt[q];
             if (tq != cur) {
-              add_atomic(l.locals, std::int64_t(cur) * C + c, acc);
+              if (cur >= 0) add_atomic(l.locals, std::int64_t(cur) * C + c, acc);
               acc = {T(0), T(0)};
               cur = tq;
             }
             acc = acc + sm[q * S + c];
           }
-          add_atomic(l.locals, std::int64_t(cur) * C + c, acc);
+          if (cur >= 0) add_atomic(l.locals, std::int64_t(cur) * C + c, acc);
         }
       }
     }
@@ -221,7 +222,7 @@ __global__ void __launch_bounds__(NTH, MinBlocks > 0 ? MinBlocks : 1)
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const int c = t + k * NT;
-        if (c < C) add_owned(l.locals, std::int64_t(carry_tgt) * C + c, carry[k]);
+        if (c < C && carry_tgt >= 0) add_owned(l.locals, std::int64_t(carry_tgt) * C + c, carry[k]);
       }
     }
   }
@@ -232,12 +233,6 @@ void launch_tile_variant(const pair_list<T>& l, bool deterministic, cudaStream_t
   constexpr int NT = NTH;
   auto kernel = accumulate_tile_kernel<P, T, NP, NTH, X, MinBlocks>;
   const std::size_t smem = tile_smem_bytes<P, T, NP, X>(l.mode, l.num_classes);
-  if (smem > current_device_limits().smem_per_block_optin) {
-    throw_invalid_argument(
-        "m2l_accumulate_classes", "num_classes", l.num_classes,
-        "a class table that fits shared memory beside the tile at p = " + std::to_string(P) + " (" +
-            std::to_string(current_device_limits().smem_per_block_optin) + " bytes a block)");
-  }
   ensure_dynamic_smem(kernel, smem);
   int per_sm = 0;
   WHAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));

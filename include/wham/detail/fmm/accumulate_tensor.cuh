@@ -21,11 +21,16 @@ struct tensor_list {
   std::int64_t num_pairs;
 
   __device__ __forceinline__ const cpx<double>* record(std::int64_t i, int C) const {
-    return l.multipoles + std::int64_t(l.src[i]) * C;
+    return l.multipoles + std::int64_t(l.source_row(l.src[i])) * C;
   }
   __device__ __forceinline__ void delta(std::int64_t i, double& x, double& y, double& z) const {
     const std::int32_t k = l.mode == geometry::classes ? l.cls[i] : 0;
-    pair_delta(l, i, l.src[i], l.tgt[i], k, x, y, z);
+    const std::int32_t s = l.src[i];
+    pair_delta(l, i, l.source_row(s), l.target_row(s, l.tgt[i]), k, x, y, z);
+  }
+  /// Pair i's target row, -1 when the pair is skipped.
+  __device__ __forceinline__ std::int32_t target(std::int64_t i) const {
+    return l.target_row(l.src[i], l.tgt[i]);
   }
   __device__ __forceinline__ void flush(const m2l::tensor_warp& w, std::int64_t first, int count,
                                         int C) const {
@@ -34,7 +39,7 @@ struct tensor_list {
     const int q = (lane >> 3) & 3;  // the pair whose coefficients this lane adds
     std::int32_t t[NP];
 #pragma unroll
-    for (int u = 0; u < NP; ++u) t[u] = u < count ? l.tgt[first + u] : -1;
+    for (int u = 0; u < NP; ++u) t[u] = u < count ? target(first + u) : -1;
     std::int32_t tq = -1, tprev = -1;
 #pragma unroll
     for (int u = 0; u < NP; ++u) {
@@ -56,7 +61,7 @@ struct tensor_list {
         }
       }
     }
-    if (run == 0) return;
+    if (run == 0 || tq < 0) return;  // tq < 0: skipped pairs
     for (int j = lane; j < m2l::tensor_tiles(C, 8) * 8 * NP; j += 32) {
       const int idx = (j >> 5) * 8 + (j & 7);
       if (idx >= C) continue;
@@ -87,7 +92,7 @@ struct wide_list : tensor_list {
           v.re += __shfl_xor_sync(0xffffffffu, v.re, s);
           v.im += __shfl_xor_sync(0xffffffffu, v.im, s);
         }
-        if (ok && (threadIdx.x & 28) == 0) add_atomic(dst, idx, v);
+        if (ok && dst != nullptr && (threadIdx.x & 28) == 0) add_atomic(dst, idx, v);
       } else if (ok && dst != nullptr) {
         add_atomic(dst, idx, v);
       }
@@ -95,10 +100,10 @@ struct wide_list : tensor_list {
   };
   __device__ __forceinline__ add_sink sink(std::int64_t first, int count, int C) const {
     const int q = (threadIdx.x & 31) >> 2;
-    const std::int32_t t0 = l.tgt[first];
-    const std::int32_t tq = q < count ? l.tgt[first + q] : t0;
+    const std::int32_t t0 = target(first);
+    const std::int32_t tq = q < count ? target(first + q) : t0;
     const bool shared = __all_sync(0xffffffffu, tq == t0);
-    return {q < count ? l.locals + std::int64_t(tq) * C : nullptr, shared};
+    return {q < count && tq >= 0 ? l.locals + std::int64_t(tq) * C : nullptr, shared};
   }
 };
 

@@ -68,22 +68,21 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int k = 0; k < warp_slots; ++k) acc[k] = {T(0), T(0)};
     std::int32_t cur = -1;
     for (std::int64_t i = begin; i < end; ++i) {
-      const std::int32_t si = l.src[i], ti = l.tgt[i];
+      const std::int32_t raw = l.src[i];
+      const std::int32_t si = l.source_row(raw), ti = l.target_row(raw, l.tgt[i]);
       const std::int32_t ki = l.mode == geometry::classes ? l.cls[i] : 0;
       if (ti != cur) {
-        if (cur >= 0) {
 #pragma unroll
-          for (int k = 0; k < warp_slots; ++k) {
-            const int c = lane + 32 * k;
-            if (c < C) {
-              if (deterministic) {
-                add_owned(l.locals, std::int64_t(cur) * C + c, acc[k]);
-              } else {
-                add_atomic(l.locals, std::int64_t(cur) * C + c, acc[k]);
-              }
+        for (int k = 0; k < warp_slots; ++k) {
+          const int c = lane + 32 * k;
+          if (c < C && cur >= 0) {  // cur < 0: skipped pairs' sums, dropped
+            if (deterministic) {
+              add_owned(l.locals, std::int64_t(cur) * C + c, acc[k]);
+            } else {
+              add_atomic(l.locals, std::int64_t(cur) * C + c, acc[k]);
             }
-            acc[k] = {T(0), T(0)};
           }
+          acc[k] = {T(0), T(0)};
         }
         cur = ti;
       }

@@ -68,16 +68,18 @@ __device__ void make_dense_operator(const pair_list<double>& l, int k, double* t
       x = y = z = 0.0 / 0.0;
     }
     const int m = threadIdx.x;
-    const double r2 = x * x + y * y + z * z, inv_r2 = 1.0 / r2;
-    const cpx<double> xy{x, y};
-    cpx<double> s{1.0 / sqrt(r2), 0.0};  // S_0^0, then S_j^j up to j = m
-    for (int j = 1; j <= m; ++j) s = scale(s * xy, double(2 * j - 1) * inv_r2);
+    // in u = delta / r and 1 / r (m2l::make_unit): r^2 over- or underflows first
+    const m2l::unit<double> u = m2l::make_unit(x, y, z);
+    const double ir = u.inv_r;
+    const cpx<double> xy{u.x, u.y};
+    cpx<double> s{ir, 0.0};  // S_0^0, then S_j^j up to j = m
+    for (int j = 1; j <= m; ++j) s = scale(s * xy, double(2 * j - 1) * ir);
     cpx<double> prev2{0.0, 0.0}, prev = s;
     S[m * m + 2 * m] = s;
     for (int n = m + 1; n <= P; ++n) {
-      const cpx<double> v = scale(
-          scale(prev, double(2 * n - 1) * z) - scale(prev2, double((n + m - 1) * (n - m - 1))),
-          inv_r2);
+      const cpx<double> v = scale(scale(prev, double(2 * n - 1) * u.z) -
+                                      scale(prev2, double((n + m - 1) * (n - m - 1)) * ir),
+                                  ir);
       S[n * n + n + m] = v;
       prev2 = prev;
       prev = v;
@@ -247,11 +249,14 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
 
       const std::int64_t num_tiles = (s1 - s0 + WP - 1) / WP;
       // Lane q's entry of a[] for pair q of tile t (0 past the run).
-      auto pair_index = [&](const std::int32_t* a, std::int64_t t) {
+      // Lane q's source row (row 0 for a skipped pair, as past the run) and target row
+      // (-1: nowhere) for pair q of tile t.
+      auto source_of = [&](std::int64_t t) {
         const std::int64_t i = s0 + t * WP + lane;
-        return i < s1 ? a[i] : 0;
+        return i < s1 ? l.source_row(l.src[i]) : 0;
       };
-      // Tile t's records into dst; src: pair_index(l.src, t).
+      auto target_of = [&](std::int64_t i) { return l.target_row(l.src[i], l.tgt[i]); };
+      // Tile t's records into dst; src: source_of(t).
       auto gather = [&](std::int64_t t, double* dst, int src) {
         const std::int64_t first = s0 + t * WP;
         const int count = int(s1 - first < WP ? s1 - first : WP);
@@ -276,25 +281,25 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
       int slot = 0;
       // BUF 1: the next tile's sources are loaded one tile ahead, and the tile's targets
       // when its gather is issued, so that neither load's latency meets its use.
-      int src_next = K::buf == 1 && warp < num_tiles ? pair_index(l.src, warp) : 0;
-      if (K::buf == 2 && warp < num_tiles) gather(warp, buf, pair_index(l.src, warp));
+      int src_next = K::buf == 1 && warp < num_tiles ? source_of(warp) : 0;
+      if (K::buf == 2 && warp < num_tiles) gather(warp, buf, source_of(warp));
       for (std::int64_t t = warp; t < num_tiles; t += WARPS) {
-        const int tgt = K::bulk ? pair_index(l.tgt, t) : 0;
+        const std::int64_t ti = s0 + t * WP + lane;
+        const int tgt = K::bulk && ti < s1 ? target_of(ti) : -1;
         if constexpr (K::bulk) {  // the last tile's results are read out of the stage
           bulk_wait<true>();
           __syncwarp();
         }
         if constexpr (K::buf == 2) {
           if (t + WARPS < num_tiles) {
-            gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles,
-                   pair_index(l.src, t + WARPS));
+            gather(t + WARPS, buf + (slot ^ 1) * layout::buffer_doubles, source_of(t + WARPS));
             asm volatile("cp.async.wait_group 1;" ::: "memory");
           } else {
             asm volatile("cp.async.wait_group 0;" ::: "memory");
           }
         } else {
           gather(t, buf, src_next);
-          src_next = t + WARPS < num_tiles ? pair_index(l.src, t + WARPS) : 0;
+          src_next = t + WARPS < num_tiles ? source_of(t + WARPS) : 0;
           if constexpr (load_bulk) {
             mbar_wait(bar, phase);
             phase ^= 1;
@@ -322,7 +327,7 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
                             });
           bulk_fence();
           __syncwarp();
-          if (lane < count) {
+          if (lane < count && tgt >= 0) {
             bulk_reduce_add(reinterpret_cast<double*>(l.locals + std::int64_t(tgt) * C),
                             stage + lane * SS, unsigned(C * sizeof(cpx<double>)));
           }
@@ -333,11 +338,10 @@ __global__ void __launch_bounds__(K::warps * 32, 1)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const int q = u * dense_pairs + q0 + h;
-              dst[u][h] =
-                  q < count
-                      ? reinterpret_cast<double*>(l.locals + std::int64_t(l.tgt[first + q]) * C) +
-                            ((lane >> 2) & 1)
-                      : nullptr;
+              const std::int32_t tq = q < count ? target_of(first + q) : -1;
+              dst[u][h] = tq >= 0 ? reinterpret_cast<double*>(l.locals + std::int64_t(tq) * C) +
+                                        ((lane >> 2) & 1)
+                                  : nullptr;
             }
           dense_tiles<P, K>(tiles, buf + slot * layout::buffer_doubles,
                             [&](int u, int i, const double(&v)[2]) {

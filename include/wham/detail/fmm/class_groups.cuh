@@ -197,8 +197,9 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
     const int count = int(n - first < group_pairs ? n - first : group_pairs);
     __syncthreads();  // the previous chunk's readers are done
     if (threadIdx.x < count) {
-      s_src[threadIdx.x] = l.src[first + threadIdx.x];
-      s_tgt[threadIdx.x] = l.tgt[first + threadIdx.x];
+      const std::int32_t si = l.src[first + threadIdx.x];
+      s_src[threadIdx.x] = l.source_row(si);
+      s_tgt[threadIdx.x] = l.target_row(si, l.tgt[first + threadIdx.x]);  // -1: skipped
       s_cls[threadIdx.x] = l.cls[first + threadIdx.x];
     }
     __syncthreads();
@@ -235,11 +236,14 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
         if (live != 0) {
           const class_tensor_cols cols{rec, col0, live};
           // the lane's pair (lane % 4) is the pair of every value it emits
+          const std::int32_t tl = s_tgt[col0 + (lane & 3)];
           double* const dst =
-              reinterpret_cast<double*>(l.locals + std::int64_t(s_tgt[col0 + (lane & 3)]) * C);
+              tl >= 0 ? reinterpret_cast<double*>(l.locals + std::int64_t(tl) * C) : nullptr;
           class_tensor_apply<P>(cols, dm, psi, ir, fz, [&](int c, int, cpx<double> v) {
-            atomicAdd(dst + 2 * c, v.re);
-            atomicAdd(dst + 2 * c + 1, v.im);
+            if (dst != nullptr) {
+              atomicAdd(dst + 2 * c, v.re);
+              atomicAdd(dst + 2 * c + 1, v.im);
+            }
           });
         }
       } else {
@@ -268,7 +272,7 @@ __global__ void __launch_bounds__(WARPS * 32, class_group_min_blocks<P, Tensor>(
 #pragma unroll
                   for (int it = 0; it < 4; ++it) {  // 32 pairs x 4 reals
                     const int idx = it * 32 + lane, q = idx >> 2, part = idx & 3;
-                    if (q >= q0 && q < q1 && (two || part < 2)) {
+                    if (q >= q0 && q < q1 && (two || part < 2) && s_tgt[q] >= 0) {
                       T* dst = reinterpret_cast<T*>(l.locals + std::int64_t(s_tgt[q]) * C + c);
                       atomicAdd(dst + part, reals[idx]);
                     }

@@ -27,20 +27,91 @@ namespace wham::detail::fmm {
 
 // ---- the accumulate forms --------------------------------------------------------------
 
-/// The accumulate form's schedule: the pair-streaming choice, whose tile kernels do the
-/// same translation between the same gather and flush. The tensor schedule has an
-/// accumulate form in double with atomics only; elsewhere the scalar choice stands.
+/// Shared memory a block of the accumulate form's schedule `s` needs at order p: the M2L
+/// schedule's, plus for the tile schedules their pairs' indices and, in the class form, the
+/// class table of `num_classes` classes.
 template <class T>
-m2l::schedule accumulate_schedule(int p, bool deterministic) {
-  if (std::is_same_v<T, double> && !deterministic) return m2l::automatic_schedule<T>(p);
-  return m2l::automatic_scalar_schedule<T>(p);
+std::size_t accumulate_smem_bytes(m2l::schedule s, int p, geometry mode, int num_classes) {
+  std::size_t bytes = 0;
+  switch (s) {
+    case m2l::schedule::tensor:
+      return m2l::wide_supported() ? m2l::tensor_wide_smem_bytes(p)
+                                   : m2l::tensor_smem_bytes<m2l::tensor_warps>(p);
+    case m2l::schedule::warp:
+      return m2l::warp_smem_bytes<T>(p, warp_schedule_warps);
+    case m2l::schedule::split:
+      arch::dispatch_int<m2l::split_min_order, m2l::split_max_order + 1>(p, [&](auto Pc) {
+        constexpr int P = decltype(Pc)::value;
+        bytes = tile_smem_bytes<P, T, 32, translator::split>(mode, num_classes);
+      });
+      return bytes;
+    default:
+      arch::dispatch_int<0, m2l::thread_max_order + 1>(p, [&](auto Pc) {
+        constexpr int P = decltype(Pc)::value;
+        constexpr m2l::thread_config cfg = m2l::thread_schedule_config<T>(P);
+        bytes = tile_smem_bytes < P, T, cfg.threads,
+        cfg.registers ? translator::thread_registers
+                      : translator::thread_shared > (mode, num_classes);
+      });
+      return bytes;
+  }
 }
 
-/// Launches the accumulate form (arguments checked by the caller).
+/// Whether schedule s serves order p for the accumulate form at all.
 template <class T>
-void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, cudaStream_t stream) {
+constexpr bool accumulate_serves(m2l::schedule s, int p, bool deterministic) {
+  switch (s) {
+    case m2l::schedule::tensor:
+      return std::is_same_v<T, double> && !deterministic;
+    case m2l::schedule::split:
+      return p >= m2l::split_min_order && p <= m2l::split_max_order;
+    case m2l::schedule::thread:
+      return p <= m2l::thread_max_order;
+    case m2l::schedule::warp:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The accumulate form's schedule: the pair-streaming choice, whose tile kernels do the
+/// same translation between the same gather and flush (the tensor schedule has an
+/// accumulate form in double with atomics only; elsewhere the scalar choice stands); where
+/// that choice's block, with its indices and class table, outgrows the device's shared
+/// memory (sm_86/89: 99 KB), the next scalar schedule that fits: split, then warp.
+template <class T>
+m2l::schedule accumulate_schedule(int p, bool deterministic, geometry mode = geometry::pair_deltas,
+                                  int num_classes = 0) {
+  const std::size_t have = current_device_limits().smem_per_block_optin;
+  auto fits = [&](m2l::schedule s) {
+    return accumulate_serves<T>(s, p, deterministic) &&
+           accumulate_smem_bytes<T>(s, p, mode, num_classes) <= have;
+  };
+  const m2l::schedule first = std::is_same_v<T, double> && !deterministic
+                                  ? m2l::automatic_schedule<T>(p)
+                                  : m2l::automatic_scalar_schedule<T>(p);
+  if (fits(first)) return first;
+  for (const m2l::schedule s : {m2l::schedule::split, m2l::schedule::warp}) {
+    if (fits(s)) return s;
+  }
+  return first;  // nothing fits: the launch's own check throws, naming the sizes
+}
+
+/// Launches the accumulate form `f` (arguments checked by the caller).
+template <class T>
+void launch_accumulate(const char* f, const pair_list<T>& l, int p, bool deterministic,
+                       cudaStream_t stream) {
   if (l.num_pairs == 0) return;
-  switch (accumulate_schedule<T>(p, deterministic)) {
+  const m2l::schedule s = accumulate_schedule<T>(p, deterministic, l.mode, l.num_classes);
+  const std::size_t need = accumulate_smem_bytes<T>(s, p, l.mode, l.num_classes);
+  if (need > current_device_limits().smem_per_block_optin) {
+    throw_invalid_argument(f, l.mode == geometry::classes ? "num_classes" : "p",
+                           l.mode == geometry::classes ? l.num_classes : p,
+                           "a shape whose block fits shared memory at p = " + std::to_string(p) +
+                               ": it needs " + std::to_string(need) + " bytes, the device allows " +
+                               std::to_string(current_device_limits().smem_per_block_optin));
+  }
+  switch (s) {
     case m2l::schedule::tensor:
       if constexpr (std::is_same_v<T, double>) {
         const tensor_list pairs{l, l.num_pairs};
@@ -51,23 +122,14 @@ void launch_accumulate(const pair_list<T>& l, int p, bool deterministic, cudaStr
       launch_warp<T>(l, p, deterministic, stream);
       return;
     case m2l::schedule::split:
-      if (!arch::dispatch_int<m2l::split_min_order, m2l::split_max_order + 1>(p, [&](auto Pc) {
-            launch_split_order<decltype(Pc)::value, T>(l, deterministic, stream);
-          })) {
-        throw_invalid_argument("m2l_accumulate", "p", p,
-                               std::to_string(m2l::split_min_order) + ".." +
-                                   std::to_string(m2l::split_max_order) +
-                                   " for the split schedule");
-      }
+      arch::dispatch_int<m2l::split_min_order, m2l::split_max_order + 1>(p, [&](auto Pc) {
+        launch_split_order<decltype(Pc)::value, T>(l, deterministic, stream);
+      });
       return;
-    default:  // thread (the pair-streaming choices above are the only others)
-      if (!arch::dispatch_int<0, m2l::thread_max_order + 1>(p, [&](auto Pc) {
-            launch_thread_order<decltype(Pc)::value, T>(l, deterministic, stream);
-          })) {
-        throw_invalid_argument(
-            "m2l_accumulate", "p", p,
-            "0.." + std::to_string(m2l::thread_max_order) + " for the thread schedule");
-      }
+    default:  // thread
+      arch::dispatch_int<0, m2l::thread_max_order + 1>(p, [&](auto Pc) {
+        launch_thread_order<decltype(Pc)::value, T>(l, deterministic, stream);
+      });
       return;
   }
 }
@@ -104,42 +166,40 @@ bool launch_class_dense_order(const pair_list<double>& l, cudaStream_t stream) {
 
 /// The grouped schedule at order P: in double to class_dense_max_order the dense operator
 /// where the device's shared memory holds it, else the tensor schedule where it serves,
-/// else the scalar one. span_max as launch_class_group_schedule.
+/// else the scalar one; false (nothing launched) where the chosen shape outgrows the
+/// device's shared memory. span_max as launch_class_group_schedule.
 template <int P, class T>
-void launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
+bool launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
                               std::int64_t span_max = -1) {
   if constexpr (class_dense_serves<T>(P)) {
-    if (launch_class_dense_order<P>(l, stream)) return;
+    if (launch_class_dense_order<P>(l, stream)) return true;
   }
-  if constexpr (class_group_tensor_serves<T>(P)) {
-    launch_class_group_schedule<P, T, class_tensor_warps, true>(l, stream, span_max);
-  } else {
-    launch_class_group_schedule<P, T>(l, stream, span_max);
+  constexpr bool tensor = class_group_tensor_serves<T>(P);
+  constexpr int W = tensor ? class_tensor_warps : class_group_warps<T>(P);
+  if (group_layout<T>(P, W, tensor).total > current_device_limits().smem_per_block_optin) {
+    return false;
   }
+  launch_class_group_schedule<P, T, W, tensor>(l, stream, span_max);
+  return true;
 }
 
-/// Launches the grouped class form at order p (the caller checked p's range).
+/// The grouped schedule at order p; false (nothing launched) where none serves p or fits
+/// the device.
 template <class T>
-void launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
-  const bool done = arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(
-      p, [&](auto Pc) { launch_class_group_order<decltype(Pc)::value, T>(l, stream); });
-  if (!done) {
-    throw_invalid_argument("m2l_accumulate_class_groups", "p", p,
-                           std::to_string(class_group_min_order) + ".." +
-                               std::to_string(class_group_max_order<T>()) +
-                               " for the grouped class schedule");
-  }
-}
-
-/// m2l_accumulate_class_groups: a grouped schedule where one serves, else the class form's
-/// atomic schedules.
-template <class T>
-void launch_grouped(const pair_list<T>& l, int p, cudaStream_t stream) {
+bool launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
+  bool done = false;
   if (class_groups_serve<T>(p)) {
-    launch_class_groups<T>(l, p, stream);
-  } else {
-    launch_accumulate<T>(l, p, false, stream);
+    arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(
+        p, [&](auto Pc) { done = launch_class_group_order<decltype(Pc)::value, T>(l, stream); });
   }
+  return done;
+}
+
+/// m2l_accumulate_class_groups: a grouped schedule where one serves p and fits the device,
+/// else the class form's atomic schedules (the same sum).
+template <class T>
+void launch_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t stream) {
+  if (!launch_class_groups<T>(l, p, stream)) launch_accumulate<T>(f, l, p, false, stream);
 }
 
 }  // namespace wham::detail::fmm

@@ -20,9 +20,29 @@ using m2l::cpx;
 /// Where a pair's displacement comes from.
 enum class geometry : int { pair_deltas = 0, centers = 1, classes = 2 };
 
-/// Everything a launch needs (device pointers; `cls` only for the class form).
+/// Everything a launch needs (device pointers; `cls` only for the class form). The
+/// schedules read a pair's indices through source_row and target_row: a pair with an index
+/// out of range reads row 0 of multipoles (and of centers) and adds to nothing.
 template <class T>
 struct pair_list {
+  // Every field named at construction: a list without its row counts would skip every pair.
+  __host__ __device__ pair_list(const cpx<T>* multipoles_, cpx<T>* locals_,
+                                const std::int32_t* src_, const std::int32_t* tgt_,
+                                const std::int32_t* cls_, const T* geo_, int num_classes_,
+                                geometry mode_, std::int64_t num_pairs_,
+                                std::int64_t num_multipoles_, std::int64_t num_locals_)
+      : multipoles(multipoles_),
+        locals(locals_),
+        src(src_),
+        tgt(tgt_),
+        cls(cls_),
+        geo(geo_),
+        num_classes(num_classes_),
+        mode(mode_),
+        num_pairs(num_pairs_),
+        num_multipoles(num_multipoles_),
+        num_locals(num_locals_) {}
+
   const cpx<T>* multipoles;
   cpx<T>* locals;
   const std::int32_t* src;
@@ -32,6 +52,20 @@ struct pair_list {
   int num_classes;
   geometry mode;
   std::int64_t num_pairs;
+  std::int64_t num_multipoles;  ///< rows of multipoles: src outside them skips the pair
+  std::int64_t num_locals;      ///< rows of locals: tgt outside them skips the pair
+
+  /// The row a pair reads: src, or row 0 when src is out of range (its result is dropped).
+  __device__ __forceinline__ std::int32_t source_row(std::int32_t s) const {
+    return std::uint64_t(std::int64_t(s)) < std::uint64_t(num_multipoles) ? s : 0;
+  }
+  /// The row a pair adds to: tgt, or -1 (nowhere) when src or tgt is out of range.
+  __device__ __forceinline__ std::int32_t target_row(std::int32_t s, std::int32_t t) const {
+    return std::uint64_t(std::int64_t(s)) < std::uint64_t(num_multipoles) &&
+                   std::uint64_t(std::int64_t(t)) < std::uint64_t(num_locals)
+               ? t
+               : -1;
+  }
 };
 
 /// Largest class table the class form takes (shared memory: 5 values a class).
@@ -48,18 +82,11 @@ struct class_rotation {
 
 template <class T>
 __device__ __forceinline__ class_rotation<T> make_class_rotation(const T* d) {
-  const T x = d[0], y = d[1], z = d[2];
-  const T rho2 = x * x + y * y;
-  const T rho = sqrt(rho2);
-  const T inv_r = T(1) / sqrt(rho2 + z * z);
+  const m2l::geometry<T> g = m2l::make_geometry(d[0], d[1], d[2]);
   class_rotation<T> c;
-  c.ea = {T(1), T(0)};
-  if (rho > T(0)) {
-    const T inv_rho = T(1) / rho;
-    c.ea = {y * inv_rho, x * inv_rho};
-  }
-  c.eb = {z * inv_r, -rho * inv_r};
-  c.inv_r = inv_r;
+  c.ea = g.ea;
+  c.eb = g.eb;
+  c.inv_r = g.inv_r;
   c.pad = T(0);
   return c;
 }
@@ -103,8 +130,8 @@ __device__ __forceinline__ void pair_direction(const pair_list<T>& l,
     x = d[0];
     y = d[1];
     z = d[2];
-  } else {
-    const T* a = l.geo + 3 * std::int64_t(t);
+  } else {  // t < 0: a skipped pair (s is then row 0), read in bounds
+    const T* a = l.geo + 3 * std::int64_t(t < 0 ? s : t);
     const T* b = l.geo + 3 * std::int64_t(s);
     x = a[0] - b[0];
     y = a[1] - b[1];
@@ -127,8 +154,8 @@ __device__ __forceinline__ void pair_delta(const pair_list<T>& l, std::int64_t i
       return;
     }
     d = l.geo + 3 * std::int64_t(k);
-  } else {
-    const T* a = l.geo + 3 * std::int64_t(t);
+  } else {  // t < 0: a skipped pair (s is then row 0), read in bounds
+    const T* a = l.geo + 3 * std::int64_t(t < 0 ? s : t);
     const T* b = l.geo + 3 * std::int64_t(s);
     x = a[0] - b[0];
     y = a[1] - b[1];

@@ -68,11 +68,11 @@ void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t s
   }
 }
 
-/// Launches schedule `s` for wham::m2l (arguments checked by the caller). A schedule the
-/// caller chose that cannot serve p, T or the device throws wham::error naming the path.
+/// Throws wham::error, naming the path, where schedule `s` cannot serve p and T on this
+/// device (a schedule the caller chose; `automatic`'s choices always serve). Asks the
+/// device only for its limits (no driver call inside a device_scope or a fake one).
 template <class T>
-void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* deltas, cpx<T>* L,
-            std::int64_t num_pairs, cudaStream_t stream) {
+void check_schedule(schedule s, bool chosen_by_caller, int p) {
   switch (s) {
     case schedule::thread:
       if (p > thread_max_order) {
@@ -95,14 +95,38 @@ void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* 
                                      std::to_string(have));
         }
       }
-      launch_thread<T>(p, M, deltas, L, num_pairs, stream);
-      break;
+      return;
     case schedule::split:
       if (p < split_min_order || p > split_max_order) {
         throw_invalid_argument("m2l", "p", p,
                                std::to_string(split_min_order) + ".." +
                                    std::to_string(split_max_order) + " for m2l_path::split");
       }
+      return;
+    case schedule::tensor:
+      // Float runs the wide schedule only (sm_90), computing in double.
+      if (std::is_same_v<T, float> && !wide_supported()) {
+        throw_invalid_argument(
+            "m2l", "path", "m2l_path::tensor",
+            "a path other than tensor for float below compute capability 9.0 (float runs "
+            "the sm_90 wide tensor schedule only)");
+      }
+      return;
+    default:  // warp and direct serve every order
+      return;
+  }
+}
+
+/// Launches schedule `s` for wham::m2l (arguments and check_schedule checked by the
+/// caller).
+template <class T>
+void launch(schedule s, int p, const cpx<T>* M, const T* deltas, cpx<T>* L, std::int64_t num_pairs,
+            cudaStream_t stream) {
+  switch (s) {
+    case schedule::thread:
+      launch_thread<T>(p, M, deltas, L, num_pairs, stream);
+      break;
+    case schedule::split:
       launch_split<T>(p, M, deltas, L, num_pairs, stream);
       break;
     case schedule::warp:
@@ -113,13 +137,6 @@ void launch(schedule s, bool chosen_by_caller, int p, const cpx<T>* M, const T* 
         launch_tensor_any(p, wide_stream<double>{M, deltas, L, num_pairs},
                           tensor_stream{M, deltas, L, num_pairs}, stream);
       } else {
-        // Float runs the wide schedule only (sm_90), computing in double.
-        if (!wide_supported()) {
-          throw_invalid_argument(
-              "m2l", "path", "m2l_path::tensor",
-              "a path other than tensor for float below compute capability 9.0 (float runs "
-              "the sm_90 wide tensor schedule only)");
-        }
         launch_tensor_wide_tuned(p, wide_stream<float>{M, deltas, L, num_pairs}, stream);
       }
       break;
