@@ -17,7 +17,7 @@
 /// double; arithmetic is in T (the tensor schedules compute in double). Orders 0..20 in
 /// double, 0..16 in float (float holds 0! .. 34!; the swap matrices' entries grow like
 /// 2^l, so accuracy degrades with p: worst relative errors measured near the z axis
-/// 2.4e-6 at p <= 8, 1.4e-5 at p = 12, 1.2e-4 at p = 16 in float; 5e-15 at p = 8, 3e-14
+/// 2.4e-6 at p <= 8, 1.4e-5 at p = 12, 1.2e-4 at p = 16 in float; 7e-15 at p = 8, 3e-14
 /// at p = 12, 3e-13 at p = 16, 4e-12 at p = 20 in double; docs/specs/m2l.md, Accuracy).
 ///
 /// Displacements: a zero or non-finite delta is the caller's error. It is not checked

@@ -251,12 +251,16 @@ TEST_CASE("check_interaction_list counts the pairs the forms skip", "[fmm][gpu][
                                num_locals, wham::uniform_num_classes, count.data(), stream);
   WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
   CHECK(count.download()[0] == static_cast<unsigned long long>(l.bad + bad_cls));
-  // every pair in range: 0, written (not left poisoned)
+  // rows up to 2^31: only the negative indices are out of range
+  std::int64_t negative = 0;
+  for (std::size_t i = 0; i < l.src.size(); ++i) negative += l.src[i] < 0 || l.tgt[i] < 0;
+  REQUIRE(negative > 0);
+  REQUIRE(negative < l.bad);
   count.poison();
   wham::check_interaction_list(dSrc.data(), dTgt.data(), nullptr, l.size(), INT_MAX + 1ll,
                                INT_MAX + 1ll, 0, count.data(), stream);
   WHAM_TEST_CUDA(cudaStreamSynchronize(stream));
-  CHECK(count.download()[0] == 0ull);
+  CHECK(count.download()[0] == static_cast<unsigned long long>(negative));
   // no pairs: 0
   count.poison();
   wham::check_interaction_list(nullptr, nullptr, nullptr, 0, 0, 0, 0, count.data(), stream);

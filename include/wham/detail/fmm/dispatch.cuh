@@ -183,15 +183,14 @@ bool launch_class_group_order(const pair_list<T>& l, cudaStream_t stream,
   return true;
 }
 
-/// The grouped schedule at order p; false (nothing launched) where none serves p or fits
-/// the device.
+/// The grouped schedule itself at order p, wherever it has a kernel (the benchmark's
+/// entry: automatic takes it only where class_groups_serve); false (nothing launched)
+/// where p has none or its shape does not fit the device.
 template <class T>
 bool launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
   bool done = false;
-  if (class_groups_serve<T>(p)) {
-    arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(
-        p, [&](auto Pc) { done = launch_class_group_order<decltype(Pc)::value, T>(l, stream); });
-  }
+  arch::dispatch_int<class_group_min_order, class_group_max_order<T>() + 1>(
+      p, [&](auto Pc) { done = launch_class_group_order<decltype(Pc)::value, T>(l, stream); });
   return done;
 }
 
@@ -199,7 +198,9 @@ bool launch_class_groups(const pair_list<T>& l, int p, cudaStream_t stream) {
 /// else the class form's atomic schedules (the same sum).
 template <class T>
 void launch_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t stream) {
-  if (!launch_class_groups<T>(l, p, stream)) launch_accumulate<T>(f, l, p, false, stream);
+  if (!(class_groups_serve<T>(p) && launch_class_groups<T>(l, p, stream))) {
+    launch_accumulate<T>(f, l, p, false, stream);
+  }
 }
 
 }  // namespace wham::detail::fmm
