@@ -57,7 +57,9 @@
 /// atomic method; m2l_accumulate_class_groups runs, in double, a dense tensor-core product
 /// per class from p = 1 to 10, the class operator as real matrices from p = 11 (on the
 /// tensor cores from p = 13), in float those matrices from p = 10, up to p = 16; other
-/// orders run m2l_accumulate_classes' atomic schedules.
+/// orders run m2l_accumulate_classes' atomic schedules. Where a schedule's block (with its
+/// pairs' indices and class table) outgrows the device's shared memory (99 KB a block on
+/// compute capability 8.6 and 8.9), the next that fits runs: split, then warp.
 /// A zero or non-finite displacement is the caller's error: that pair's target gets
 /// non-finite values (as wham::m2l), no other target is affected.
 ///
