@@ -16,11 +16,12 @@
 /// (6^3 children of the 27 neighbours of its parent, less its own 27 neighbours).
 #pragma once
 
+#include <wham/detail/argument_error.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,8 +53,7 @@ inline int uniform_class_id(int dx, int dy, int dz) {
 /// The displacement `d = target - source` (in cells) of class `id`, 0 <= id < 316.
 inline std::array<int, 3> uniform_class_displacement(int id) {
   if (id < 0 || id >= uniform_num_classes) {
-    throw std::invalid_argument("uniform_class_displacement: id = " + std::to_string(id) +
-                                " is out of range (valid: 0..315)");
+    detail::throw_invalid_argument("uniform_class_displacement", "id", id, "0..315");
   }
   int k = 0;
   for (int z = -3; z <= 3; ++z)
@@ -94,12 +94,7 @@ inline std::array<int, 3> cell_coords(int level, std::int64_t id) {
 }
 
 namespace detail::fmm_lists {
-inline void check_level(const char* f, int level) {
-  if (level < 2 || level > 10) {
-    throw std::invalid_argument(std::string(f) + ": level = " + std::to_string(level) +
-                                " is out of range (valid: 2..10)");
-  }
-}
+inline void check_level(const char* f, int level) { check_range(f, "level", level, 2, 10); }
 }  // namespace detail::fmm_lists
 
 /// Interaction lists of the cells `cells` (ids at `level`; each target is one of them and
@@ -112,12 +107,14 @@ inline interaction_list interaction_lists(int level, const std::vector<std::int3
   present.reserve(cells.size() * 2);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i] < 0 || cells[i] >= n * n * n) {
-      throw std::invalid_argument("interaction_lists: cells[" + std::to_string(i) +
-                                  "] = " + std::to_string(cells[i]) + " is not a cell id");
+      const std::string name = "cells[" + std::to_string(i) + "]";
+      detail::throw_invalid_argument("interaction_lists", name.c_str(), cells[i],
+                                     "a cell id, 0.." + std::to_string(n * n * n - 1));
     }
     if (!present.emplace(cells[i], std::int32_t(i)).second) {
-      throw std::invalid_argument("interaction_lists: cells[" + std::to_string(i) +
-                                  "] = " + std::to_string(cells[i]) + " is a duplicate");
+      const std::string name = "cells[" + std::to_string(i) + "]";
+      detail::throw_invalid_argument("interaction_lists", name.c_str(), cells[i],
+                                     "ids that appear once");
     }
   }
   const bool dense = std::int64_t(cells.size()) == n * n * n;
@@ -181,10 +178,16 @@ inline interaction_list group_by_tile_and_class(const interaction_list& l,
   std::int32_t classes = 0;
   std::int64_t tiles = 1;
   for (std::size_t i = 0; i < l.size(); ++i) {
-    if (l.cls[i] < 0) throw std::invalid_argument("group_by_class: negative class id");
+    if (l.cls[i] < 0) {
+      const std::string name = "l.cls[" + std::to_string(i) + "]";
+      detail::throw_invalid_argument("group_by_tile_and_class", name.c_str(), l.cls[i], ">= 0");
+    }
     classes = l.cls[i] + 1 > classes ? l.cls[i] + 1 : classes;
     if (targets_per_tile > 0) {
-      if (l.tgt[i] < 0) throw std::invalid_argument("group_by_tile_and_class: negative target id");
+      if (l.tgt[i] < 0) {
+        const std::string name = "l.tgt[" + std::to_string(i) + "]";
+        detail::throw_invalid_argument("group_by_tile_and_class", name.c_str(), l.tgt[i], ">= 0");
+      }
       const std::int64_t t = l.tgt[i] / targets_per_tile;
       tiles = t + 1 > tiles ? t + 1 : tiles;
     }

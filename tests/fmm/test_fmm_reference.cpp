@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <random>
 #include <set>
 #include <utility>
@@ -32,7 +33,10 @@ TEST_CASE("uniform displacement classes: 316, each a far M2L displacement", "[fm
   CHECK(seen.size() == 316);
   CHECK(wham::uniform_class_id(1, -1, 0) == -1);
   CHECK(wham::uniform_class_id(4, 0, 0) == -1);
-  CHECK_THROWS(wham::uniform_class_displacement(316));
+  // wham::error, as every other entry point (std::invalid_argument before).
+  CHECK_THROWS_MATCHES(wham::uniform_class_displacement(316), wham::error,
+                       Catch::Matchers::Message("wham::uniform_class_displacement: id = 316 is "
+                                                "invalid (valid: 0..315)"));
 }
 
 TEST_CASE("uniform interaction lists: counts, classes, symmetry, no near neighbours",
@@ -113,9 +117,18 @@ TEST_CASE("sparse interaction lists keep only present cells", "[fmm][reference]"
       REQUIRE(sparse.tgt[std::size_t(i)] == cells[k]);
       REQUIRE(present.count(sparse.src[std::size_t(i)]) == 1);
     }
-  CHECK_THROWS(wham::interaction_lists(level, {1, 1}));
-  CHECK_THROWS(wham::interaction_lists(level, {512}));
-  CHECK_THROWS(wham::interaction_lists(1, {0}));
+  CHECK_THROWS_MATCHES(wham::interaction_lists(level, {1, 1}), wham::error,
+                       Catch::Matchers::Message("wham::interaction_lists: cells[1] = 1 is invalid "
+                                                "(valid: ids that appear once)"));
+  const std::int32_t cells_at_level = std::int32_t(1) << (3 * level);
+  CHECK_THROWS_MATCHES(
+      wham::interaction_lists(level, {cells_at_level}), wham::error,
+      Catch::Matchers::Message(
+          "wham::interaction_lists: cells[0] = " + std::to_string(cells_at_level) +
+          " is invalid (valid: a cell id, 0.." + std::to_string(cells_at_level - 1) + ")"));
+  CHECK_THROWS_MATCHES(
+      wham::interaction_lists(1, {0}), wham::error,
+      Catch::Matchers::Message("wham::interaction_lists: level = 1 is invalid (valid: 2..10)"));
 }
 
 TEST_CASE("accumulate reference sums per-pair M2L results into targets", "[fmm][reference]") {
@@ -209,4 +222,17 @@ TEST_CASE("group_by_tile_and_class orders by target tile, then class, stable", "
   CHECK(whole.tgt == by_class.tgt);
   CHECK(whole.cls == by_class.cls);
   CHECK(whole.offsets == by_class.offsets);
+}
+
+TEST_CASE("group_by_tile_and_class names a negative class or target", "[fmm][reference]") {
+  auto l = wham::uniform_interaction_lists(2);
+  l.cls[3] = -2;
+  CHECK_THROWS_MATCHES(wham::group_by_class(l), wham::error,
+                       Catch::Matchers::Message("wham::group_by_tile_and_class: l.cls[3] = -2 is "
+                                                "invalid (valid: >= 0)"));
+  l.cls[3] = 0;
+  l.tgt[5] = -1;
+  CHECK_THROWS_MATCHES(wham::group_by_tile_and_class(l, 16), wham::error,
+                       Catch::Matchers::Message("wham::group_by_tile_and_class: l.tgt[5] = -1 is "
+                                                "invalid (valid: >= 0)"));
 }

@@ -16,8 +16,10 @@
 /// complex128 and for the product form's factors; the per-element complex64 form
 /// reduces modulo 2 pi in double and takes the fast single-precision intrinsic
 /// (max abs error ~4e-7 on [-pi, pi]). Both reductions serve bounded angles only
-/// (phase_reduction_limit); a thread whose angles could exceed it, rare, first reduces
-/// each term of its sums exactly (reduce_exact, a branch the others never take).
+/// (phase_reduction_limit). Beyond it (rare), angles are reduced exactly (reduce_exact): the
+/// product form reduces each parameter beyond term_limit as the warp loads its table, so
+/// that no sum of them leaves the range; the per-element form reduces each term of its
+/// sums, in a branch the other threads never take.
 ///
 /// The product form with warp tables (not block-wide ones), the sums of theta(x0) split
 /// into a warp-uniform loop and unrolled lane bits, and fewer instructions a phase (the
@@ -45,6 +47,22 @@ template <class V, bool Precise = false>
 inline constexpr double phase_reduction_limit =
     cuda::std::is_same_v<wht::real_t<V>, double> || Precise ? fast_reduction_limit
                                                             : float_reduction_limit;
+
+/// Largest |parameter| that enters a sum unreduced: every theta is a sum of at most
+/// iqp_num_params(30, iqp) = 465 < 2^9 distinct parameters of one sample, each then below
+/// this or reduced to below 4, so no sum exceeds phase_reduction_limit<V, Precise>.
+template <class V, bool Precise = false>
+inline constexpr double term_limit = phase_reduction_limit<V, Precise> / 512.0;
+
+/// A parameter as it enters the product form's table: itself, or its exact remainder
+/// modulo 2 pi beyond term_limit (infinities give NaN; NaN stays NaN). Checking the
+/// table's parameters once a warp, instead of each thread's sums, kept the fused kernels
+/// of n >= 8 at the registers they had before any check (sm_90 ptxas, complex64 from
+/// float parameters: 80, against 86 with the sums checked).
+template <class V, bool Precise = false>
+__device__ __forceinline__ double term(double a) {
+  return within(a, term_limit<V, Precise>);
+}
 
 /// exp(i theta) as the complex value type V (complex<float> or complex<double>), for
 /// |theta| <= phase_reduction_limit<V, Precise>.
@@ -203,6 +221,7 @@ struct phase_input {
     const P* const src = params + (g0 >> qubits()) * per_sample;
     const int count = static_cast<int>(per_sample);
     constexpr int U = 4;
+    bool beyond = false;  // a parameter of this lane's beyond term_limit
     for (int first = lane; first < count; first += U * 32) {
       double tmp[U];
 #pragma unroll
@@ -214,7 +233,14 @@ struct phase_input {
       for (int u = 0; u < U; ++u) {
         const int i = first + u * 32;
         if (i < count) pd[i] = tmp[u];
+        beyond |= fabs(tmp[u]) > term_limit<V, true>;
       }
+    }
+    // Rare: the lane reduces its own parameters again, in a loop of its own, so that every
+    // sum load_product forms stays within unit_phase's range.
+    if (beyond) {
+#pragma unroll 1
+      for (int i = lane; i < count; i += 32) pd[i] = term<V, true>(pd[i]);
     }
     __syncwarp();
   }
@@ -314,22 +340,7 @@ struct phase_input {
         }
       }
     }
-    // Every angle below within sincos_reduced's range; else (rare) each reduced exactly.
-    double largest = fmax(fabs(base), fabs(theta_w));
-#pragma unroll
-    for (int i = 0; i < L; ++i) largest = fmax(largest, fabs(f[i]));
-    if (largest > fast_reduction_limit) {
-      double a[L + 2];
-#pragma unroll
-      for (int i = 0; i < L; ++i) a[i] = f[i];
-      a[L] = base;
-      a[L + 1] = theta_w;
-      reduce_all(a);
-#pragma unroll
-      for (int i = 0; i < L; ++i) f[i] = a[i];
-      base = a[L];
-      theta_w = a[L + 1];
-    }
+    // Every angle is a sum of the table's parameters, reduced by prepare(): within range.
     V fac[L];
 #pragma unroll
     for (int i = 0; i < L; ++i) fac[i] = unit_phase<V, true>(f[i]);

@@ -40,8 +40,12 @@ struct fused_shape {
   /// Largest block (several segments per block for short segments).
   static constexpr int threads = threads_per_segment >= 256 ? threads_per_segment : 256;
   static constexpr int segments_per_block = threads / threads_per_segment;
-  static constexpr int min_blocks =
-      threads >= fused_threads_per_sm ? 1 : fused_threads_per_sm / threads;
+  /// complex64 rows whose phases a thread makes per element (no warp tables).
+  static constexpr bool phase_rows =
+      Tables && sizeof(V) == 8 && is_complex_v<V> && LogN < log_items + 5;
+  static constexpr int threads_per_sm =
+      phase_rows ? fused_phase_rows_threads_per_sm : fused_threads_per_sm;
+  static constexpr int min_blocks = threads >= threads_per_sm ? 1 : threads_per_sm / threads;
   static constexpr bool uses_smem = LogN > log_items;
   /// Short segments (one thread's 16-byte stores 256 bytes apart, say) store through
   /// shared memory in the block's linear order: neighbouring lanes, neighbouring elements.

@@ -46,6 +46,11 @@ constexpr int complex64_items(int log_n, bool tables) { return !tables && log_n 
 /// H200: IQP complex128 n = 12 0.56 (this cap) vs 0.44 (80 registers) (bench_iqp)
 inline constexpr int fused_threads_per_sm = 512;
 
+/// The same for complex64 IQP rows whose phases are made per element (n < log2(E) + 5):
+/// 768 holds their registers at 80 with no spills (sm_90 ptxas), where 512 let n = 5 take
+/// 84 and n = 6, 7 92, two blocks of 256 an SM instead of three.
+inline constexpr int fused_phase_rows_threads_per_sm = 768;
+
 /// Segments whose threads would write runs narrower than this many bytes go out through
 /// shared memory in the block's linear order.
 /// H200: IQP complex128 n = 4 527 us (stored from registers) against a 129 us floor (bench_iqp)
