@@ -5,12 +5,14 @@ function(wham_target_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
 endfunction()
 
-# A CUDA executable of ours: warnings, static runtime, line info for the sanitizer.
+# A CUDA executable of ours (benchmarks, examples): warnings, static runtime, line info for
+# the sanitizer, the prebuilt instantiations where they are built.
 function(wham_cuda_executable target)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE wham::wham)
   wham_target_warnings(${target})
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  wham_use_prebuilt(${target})
 endfunction()
 
 # Takes wham's public entry points for the standard types from wham::wham_kernels instead of
