@@ -5,10 +5,25 @@ function(wham_target_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
 endfunction()
 
-# A CUDA executable of ours: warnings, static runtime, line info for the sanitizer.
+# A CUDA executable of ours (benchmarks, examples): warnings, static runtime, line info for
+# the sanitizer, the prebuilt instantiations where they are built.
 function(wham_cuda_executable target)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE wham::wham)
   wham_target_warnings(${target})
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  wham_use_prebuilt(${target})
+endfunction()
+
+# Takes wham's public entry points for the standard types from wham::wham_kernels instead of
+# compiling them in `target` (wham/prebuilt.hpp, forced in first: its `extern template`
+# declarations keep the kernels out). Anything else the target calls, wham::detail and other
+# types, still compiles from the headers. Without WHAM_BUILD_LIBRARY, nothing changes.
+function(wham_use_prebuilt target)
+  if(TARGET wham_kernels)
+    target_link_libraries(${target} PRIVATE wham_kernels)
+    target_compile_options(${target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--pre-include wham/prebuilt.hpp>"
+      "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include wham/prebuilt.hpp>")
+  endif()
 endfunction()

@@ -39,6 +39,10 @@ for b in "$stage"/bench/bench_* "$stage"/bench/wham_traffic; do
     [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
+# libwham.so beside the C interface's tests (RPATH $ORIGIN).
+if [ -e "$build/src/libwham.so" ] && [ -d "$stage/tests/capi" ]; then
+  cp "$build/src/libwham.so" "$stage/tests/capi/"
+fi
 cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" \
   "$here/scripts/traffic.sh" "$here/scripts/traffic.py" "$here/bench/plot.py" "$stage/"
 echo "$build" > "$stage/.build_root"

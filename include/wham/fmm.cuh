@@ -78,6 +78,7 @@
 /// shares a byte with any input.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/fmm/check.cuh>
 #include <wham/detail/fmm/dispatch.cuh>
 #include <wham/detail/fmm/pair_list.cuh>
@@ -94,19 +95,9 @@
 
 namespace wham {
 
-/// How the accumulate form sums the pairs of one target.
-enum class m2l_accumulate_method {
-  automatic,      ///< atomic
-  atomic,         ///< any pair order; atomics; agrees to rounding run to run
-  deterministic,  ///< pairs grouped by target; no atomics; bitwise reproducible
-};
+// m2l_accumulate_method and the declarations with their default arguments: detail/api.hpp.
 
 namespace detail::fmm {
-
-inline constexpr int method_count = static_cast<int>(m2l_accumulate_method::deterministic) + 1;
-
-/// Largest row count of multipoles or locals: int32 indices reach rows 0..2^31 - 1.
-inline constexpr std::int64_t max_rows = std::int64_t(1) << 31;
 
 /// Everything an accumulate form checks before it touches the device, in order: the pure
 /// checks (ranges, enumerations, null pointers, alignment, overlaps), then, for a call that
@@ -220,8 +211,7 @@ template <class T>
 void m2l_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
                     const std::int32_t* src, const std::int32_t* tgt, cuda::std::complex<T>* locals,
                     int p, std::int64_t num_pairs, std::int64_t num_multipoles,
-                    std::int64_t num_locals, cudaStream_t stream = 0,
-                    m2l_accumulate_method method = m2l_accumulate_method::automatic) {
+                    std::int64_t num_locals, cudaStream_t stream, m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate";
   detail::fmm::check_common(f, multipoles, deltas, "deltas", num_pairs * 3, nullptr, src, tgt,
                             locals, p, num_pairs, num_multipoles, num_locals, method);
@@ -241,8 +231,7 @@ void m2l_accumulate_centers(const cuda::std::complex<T>* multipoles, const T* ce
                             const std::int32_t* src, const std::int32_t* tgt,
                             cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
                             std::int64_t num_multipoles, std::int64_t num_locals,
-                            cudaStream_t stream = 0,
-                            m2l_accumulate_method method = m2l_accumulate_method::automatic) {
+                            cudaStream_t stream, m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate_centers";
   detail::fmm::check_common(f, multipoles, centers, "centers",
                             std::max(num_multipoles, num_locals) * 3, nullptr, src, tgt, locals, p,
@@ -264,8 +253,8 @@ void m2l_accumulate_classes(const cuda::std::complex<T>* multipoles, const T* cl
                             const std::int32_t* cls, const std::int32_t* src,
                             const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
                             std::int64_t num_pairs, int num_classes, std::int64_t num_multipoles,
-                            std::int64_t num_locals, cudaStream_t stream = 0,
-                            m2l_accumulate_method method = m2l_accumulate_method::automatic) {
+                            std::int64_t num_locals, cudaStream_t stream,
+                            m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate_classes";
   const auto l =
       detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p, num_pairs,
@@ -285,7 +274,7 @@ void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const 
                                  const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
                                  std::int64_t num_pairs, int num_classes,
                                  std::int64_t num_multipoles, std::int64_t num_locals,
-                                 cudaStream_t stream = 0) {
+                                 cudaStream_t stream) {
   constexpr const char* f = "m2l_accumulate_class_groups";
   const auto l = detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p,
                                          num_pairs, num_classes, num_multipoles, num_locals,

@@ -40,6 +40,7 @@
 /// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/error.hpp>
@@ -52,27 +53,7 @@
 
 namespace wham {
 
-/// Which schedule runs the transform.
-enum class fwht_path {
-  automatic,  ///< fused whenever a row fits on chip (one block, or a cluster where the
-              ///< batch fills the GPU), else kronecker (else baseline, on a device too
-              ///< small for either)
-  fused,      ///< all on chip: one block per row (several rows per block when short), or
-              ///< on compute capability 9.0+ a cluster of 2 or 4 blocks per row for the
-              ///< two log_n above one block's shared memory
-  kronecker,  ///< split H_n = H_hi (x) H_lo for long rows (log_n >= 11)
-  baseline,   ///< one global-memory launch per butterfly stage (any log_n)
-};
-
-namespace detail {
-/// fwht_path's number of values, for the argument check (baseline stays the last).
-inline constexpr int fwht_path_count = static_cast<int>(fwht_path::baseline) + 1;
-}  // namespace detail
-
-/// The type of fwht's `scale`: float for float and complex<float> rows, double for
-/// double and complex<double> rows.
-template <class T>
-using fwht_scale_t = detail::wht::real_t<T>;
+// fwht_path, fwht_scale_t and the declarations with their default arguments: detail/api.hpp.
 
 }  // namespace wham
 
@@ -83,7 +64,7 @@ namespace wham {
 
 /// Whether `path` serves rows of 2^log_n elements of T on the current device.
 template <class T>
-inline bool fwht_path_serves(fwht_path path, int log_n) {
+bool fwht_path_serves(fwht_path path, int log_n) {
   if (log_n < 0 || log_n > 30) return false;
   switch (path) {
     case fwht_path::automatic:
@@ -99,7 +80,7 @@ inline bool fwht_path_serves(fwht_path path, int log_n) {
 
 /// Largest log_n the fused path serves for element type T on the current device.
 template <class T>
-inline int fwht_fused_max_log_n() {
+int fwht_fused_max_log_n() {
   return detail::wht::fused_cluster_max_log_n<T>();
 }
 
@@ -116,9 +97,8 @@ inline int fwht_fused_max_log_n() {
 /// \param stream  the stream the work is enqueued on
 /// \param path    schedule; an explicit path that cannot serve log_n throws wham::error
 template <class T>
-void fwht(const T* in, T* out, int log_n, std::int64_t batch,
-          fwht_scale_t<T> scale = fwht_scale_t<T>(1), cudaStream_t stream = 0,
-          fwht_path path = fwht_path::automatic) {
+void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> scale,
+          cudaStream_t stream, fwht_path path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
                     std::is_same_v<T, cuda::std::complex<float>> ||
                     std::is_same_v<T, cuda::std::complex<double>>,

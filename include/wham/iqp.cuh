@@ -68,6 +68,7 @@
 /// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/error.hpp>
 
@@ -81,38 +82,7 @@
 
 namespace wham {
 
-/// Which IQP circuit: with pair couplings (`iqp`) or single-qubit phases only (`iqp_z`).
-enum class iqp_variant { iqp, iqp_z };
-
-/// Which schedule runs the encoder (see the file comment).
-enum class iqp_path {
-  automatic,  ///< product for iqp_z; for iqp fused while the state fits on chip (as
-              ///< clusters only where the batch fills the GPU), else kronecker
-  fused,      ///< whole state on chip; throws for n > iqp_fused_max_qubits<Out>()
-  kronecker,  ///< the large-n schedule; throws where it does not serve n
-  baseline,   ///< phase launch + one global-memory launch per butterfly stage
-  product,    ///< iqp_z only: the product state, one write (throws for iqp)
-};
-
-namespace detail {
-/// The enums' numbers of values, for the argument checks (iqp_z and product stay last).
-inline constexpr int iqp_variant_count = static_cast<int>(iqp_variant::iqp_z) + 1;
-inline constexpr int iqp_path_count = static_cast<int>(iqp_path::product) + 1;
-
-/// The checks of `variant` and `path` that need no device: each in its range, and
-/// product only for iqp_z.
-inline void check_iqp_enums(const char* function, iqp_variant variant, iqp_path path) {
-  check_enum(function, "variant", variant, iqp_variant_count,
-             "iqp_variant::iqp or iqp_variant::iqp_z");
-  check_enum(function, "path", path, iqp_path_count,
-             "automatic, fused, kronecker, baseline or product");
-  if (path == iqp_path::product && variant != iqp_variant::iqp_z) {
-    throw_invalid_argument(function, "path", static_cast<long long>(path),
-                           "automatic, fused, kronecker or baseline for the iqp "
-                           "variant (product serves iqp_z only)");
-  }
-}
-}  // namespace detail
+// iqp_variant, iqp_path and the declarations with their default arguments: detail/api.hpp.
 
 }  // namespace wham
 
@@ -121,32 +91,11 @@ inline void check_iqp_enums(const char* function, iqp_variant variant, iqp_path 
 
 namespace wham {
 
-/// Real parameters per sample: n (iqp_z) or n + n(n-1)/2 (iqp). Throws for n outside 1..30.
-inline std::int64_t iqp_num_params(int num_qubits, iqp_variant variant) {
-  detail::check_range("iqp_num_params", "num_qubits", num_qubits, 1, 30);
-  const std::int64_t n = num_qubits;
-  return variant == iqp_variant::iqp ? n + n * (n - 1) / 2 : n;
-}
-
-/// Size of `batch` states of n qubits in element type Out: amplitudes and bytes,
-/// overflow-checked (throws wham::error for n outside 1..30, batch < 1, or a byte
-/// count that does not fit in int64).
-template <class Out>
-struct iqp_size {
-  std::int64_t amplitudes = 0;
-  std::size_t bytes = 0;
-  iqp_size(int num_qubits, std::int64_t batch) {
-    detail::check_range("iqp_size", "num_qubits", num_qubits, 1, 30);
-    const std::int64_t max_batch = (INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits;
-    detail::check_range("iqp_size", "batch", batch, 1, max_batch);
-    amplitudes = batch << num_qubits;
-    bytes = static_cast<std::size_t>(amplitudes) * sizeof(Out);
-  }
-};
+// iqp_num_params and iqp_size: detail/api.hpp.
 
 /// Largest n the fused path serves for output type Out on the current device.
 template <class Out>
-inline int iqp_fused_max_qubits() {
+int iqp_fused_max_qubits() {
   return detail::iqp::fused_max_qubits<Out>();
 }
 
@@ -154,8 +103,7 @@ inline int iqp_fused_max_qubits() {
 /// the variant on the current device (the file comment says how it chooses).
 /// Throws wham::error for n outside 1..30, batch < 1 or an invalid variant.
 template <class Out>
-inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MAX / 8,
-                                   iqp_variant variant = iqp_variant::iqp) {
+iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch, iqp_variant variant) {
   detail::check_range("iqp_automatic_path", "num_qubits", num_qubits, 1, 30);
   detail::check_range("iqp_automatic_path", "batch", batch, 1, INT64_MAX);
   detail::check_iqp_enums("iqp_automatic_path", variant, iqp_path::automatic);
@@ -164,7 +112,7 @@ inline iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch = INT64_MA
 
 /// Whether `path` serves n qubits of `variant` with output type Out on the current device.
 template <class Out>
-inline bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant = iqp_variant::iqp) {
+bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant) {
   if (num_qubits < 1 || num_qubits > 30) return false;
   switch (path) {
     case iqp_path::product:
@@ -194,7 +142,7 @@ inline bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant =
 /// \param path        schedule (default: automatic)
 template <class Param, class Out>
 void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t batch,
-                iqp_variant variant, cudaStream_t stream = 0, iqp_path path = iqp_path::automatic) {
+                iqp_variant variant, cudaStream_t stream, iqp_path path) {
   static_assert(std::is_same_v<Param, float> || std::is_same_v<Param, double>,
                 "wham::iqp_encode: parameters must be float or double");
   static_assert(std::is_same_v<Out, cuda::std::complex<float>> ||

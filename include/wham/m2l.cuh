@@ -46,6 +46,7 @@
 /// synchronisation, capturable in a CUDA graph; bad arguments throw wham::error.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/m2l/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -59,22 +60,7 @@
 
 namespace wham {
 
-/// Which schedule runs the operator.
-enum class m2l_path {
-  automatic,  ///< by order, type and device (the file comment)
-  thread,     ///< fused, one thread per pair, coefficients in registers or shared memory
-              ///< (p <= 12 where a block may take 200 KB of shared memory, as on sm_90;
-              ///< p <= 10 on sm_80, p <= 8 on sm_86/89; beyond, wham::error)
-  warp,       ///< fused, one warp per pair (any order)
-  split,      ///< fused, one pair per lane, its degrees split over the warps of a block (p = 7..12)
-  direct,     ///< the O(p^4) double sum, one thread per pair (a baseline and a cross-check)
-  tensor,     ///< fused, FP64 tensor-core products (any order): tiles of eight pairs on
-              ///< sm_90, of four below (double only); float on sm_90 only, computed in double
-};
-
-namespace detail {
-inline constexpr int m2l_path_count = static_cast<int>(m2l_path::tensor) + 1;
-}  // namespace detail
+// m2l_path and the declarations with their default arguments: detail/api.hpp.
 
 namespace detail::m2l {
 /// The schedule a caller's path names (not `automatic`).
@@ -96,18 +82,7 @@ inline schedule requested_schedule(m2l_path path) {
 }
 }  // namespace detail::m2l
 
-/// Highest order wham::m2l serves for T.
-template <class T>
-constexpr int m2l_max_order() {
-  return std::is_same_v<T, double> ? 20 : 16;
-}
-
-/// Number of complex coefficients of an order-p expansion, p in 0..46339 (the orders whose
-/// count fits an int; wham::error otherwise).
-constexpr int m2l_num_coeffs(int p) {
-  if (p < 0 || p > 46339) detail::throw_invalid_argument("m2l_num_coeffs", "p", p, "0..46339");
-  return (p + 1) * (p + 1);
-}
+// m2l_max_order<T>() and m2l_num_coeffs(p): detail/api.hpp.
 
 /// locals[i] = M2L_p(multipoles[i], deltas[i]) for i < num_pairs (see the file comment).
 /// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
@@ -118,8 +93,7 @@ constexpr int m2l_num_coeffs(int p) {
 /// \param num_pairs   >= 0 (0 enqueues nothing; the pointers may then be null)
 template <class T>
 void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::complex<T>* locals,
-         int p, std::int64_t num_pairs, cudaStream_t stream = 0,
-         m2l_path path = m2l_path::automatic) {
+         int p, std::int64_t num_pairs, cudaStream_t stream, m2l_path path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2l: T must be float or double");
   detail::check_range("m2l", "p", p, 0, m2l_max_order<T>());

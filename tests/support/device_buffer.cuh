@@ -26,7 +26,7 @@ class device_buffer {
  public:
   device_buffer() = default;
   explicit device_buffer(std::size_t count) : count_(count) {
-    if (count_ > 0) WHAM_TEST_CUDA(cudaMalloc(&ptr_, count_ * sizeof(T)));
+    if (count_ > 0) WHAM_TEST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
   }
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
   ~device_buffer() {

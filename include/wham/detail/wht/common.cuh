@@ -3,6 +3,8 @@
 /// value traits, 16-byte-wide contiguous loads and stores, register butterflies.
 #pragma once
 
+#include <wham/detail/api.hpp>
+
 #include <cuda/std/complex>
 #include <cuda/std/type_traits>
 
@@ -10,16 +12,7 @@
 
 namespace wham::detail::wht {
 
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<cuda::std::complex<T>> {
-  using type = T;
-};
-template <class T>
-using real_t = typename real_of<T>::type;
+// real_of and real_t: wham/detail/api.hpp.
 
 template <class T>
 inline constexpr bool is_complex_v = !cuda::std::is_same_v<T, real_t<T>>;

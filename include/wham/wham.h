@@ -1,0 +1,192 @@
+/* wham/wham.h: wham's C interface, over the prebuilt library (libwham.so / libwham.a,
+ * CMake target wham::wham_c).
+ *
+ * Plain C (C99 and later; also valid C++): every operator of the C++ headers for the standard
+ * element types, named by those types. Conventions of every function:
+ *
+ *   - Arrays are device pointers (device, managed or registered host memory). Complex arrays
+ *     are interleaved (real, imaginary) pairs: wham_complex64 / wham_complex128, the layout
+ *     of cuda::std::complex<float|double>, std::complex and C99 float/double _Complex.
+ *   - Sizes and counts are int64_t; orders, qubit counts and enumerations int32_t.
+ *   - Work is enqueued on `stream` (NULL: the legacy default stream) and nothing else; no
+ *     function allocates or synchronises, so calls may be recorded in a CUDA graph.
+ *   - Every function returns a wham_status. On an error nothing has been enqueued, and
+ *     wham_last_error() returns the message (the C++ library's wham::error text, for
+ *     example "wham::fwht: log_n = 31 is invalid (valid: 0..30)"). No C++ exception
+ *     crosses this interface.
+ *   - The enumerations' values are those of the C++ enums (wham/fwht.cuh, wham/iqp.cuh,
+ *     wham/m2l.cuh, wham/fmm.cuh); a value outside them is an invalid argument.
+ *
+ * The shared library links the CUDA runtime statically, so that it loads beside any
+ * framework's own CUDA runtime (PyTorch, CuPy, JAX); streams and device pointers of the
+ * caller's runtime are valid in it (one driver, one primary context a device).
+ */
+#ifndef WHAM_WHAM_H
+#define WHAM_WHAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaStream_t without the CUDA headers (the same type as cuda_runtime_api.h's). */
+typedef struct CUstream_st* wham_stream;
+
+typedef struct {
+  float re, im;
+} wham_complex64;
+
+typedef struct {
+  double re, im;
+} wham_complex128;
+
+typedef enum {
+  WHAM_SUCCESS = 0,
+  WHAM_ERROR_INVALID_ARGUMENT = 1, /* an argument out of its documented range */
+  WHAM_ERROR_CUDA = 2,             /* a CUDA call failed (the message names it) */
+  WHAM_ERROR_INTERNAL = 3          /* anything else (out of host memory, say) */
+} wham_status;
+
+/* The message of this thread's last failed call ("" when none has failed). Valid until
+ * this thread's next wham call. */
+const char* wham_last_error(void);
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char* wham_version(void);
+
+/* ---- Walsh-Hadamard transform (wham/fwht.cuh) ---------------------------------------- */
+
+enum { WHAM_FWHT_AUTOMATIC = 0, WHAM_FWHT_FUSED = 1, WHAM_FWHT_KRONECKER = 2, WHAM_FWHT_BASELINE = 3 };
+
+/* out = scale * H (rows of in): batch rows of 2^log_n elements, 0 <= log_n <= 30, batch >= 1;
+ * out may equal in (in place) but must not otherwise overlap it. */
+wham_status wham_fwht_f32(const float* in, float* out, int32_t log_n, int64_t batch, float scale,
+                          int32_t path, wham_stream stream);
+wham_status wham_fwht_f64(const double* in, double* out, int32_t log_n, int64_t batch,
+                          double scale, int32_t path, wham_stream stream);
+wham_status wham_fwht_c64(const wham_complex64* in, wham_complex64* out, int32_t log_n,
+                          int64_t batch, float scale, int32_t path, wham_stream stream);
+wham_status wham_fwht_c128(const wham_complex128* in, wham_complex128* out, int32_t log_n,
+                           int64_t batch, double scale, int32_t path, wham_stream stream);
+
+/* ---- IQP encoding (wham/iqp.cuh) ------------------------------------------------------- */
+
+enum { WHAM_IQP = 0, WHAM_IQP_Z = 1 };
+enum {
+  WHAM_IQP_AUTOMATIC = 0,
+  WHAM_IQP_FUSED = 1,
+  WHAM_IQP_KRONECKER = 2,
+  WHAM_IQP_BASELINE = 3,
+  WHAM_IQP_PRODUCT = 4
+};
+
+/* Parameters a sample: n (WHAM_IQP_Z) or n + n(n-1)/2 (WHAM_IQP), 1 <= n <= 30. */
+wham_status wham_iqp_num_params(int32_t num_qubits, int32_t variant, int64_t* num_params);
+
+/* states[b] = H^n diag(exp(i theta_b)) H^n |0> for b < batch: params [batch][num_params],
+ * states [batch][2^n]. Suffix: parameter type, state type. */
+wham_status wham_iqp_encode_f32_c64(const float* params, wham_complex64* states,
+                                    int32_t num_qubits, int64_t batch, int32_t variant,
+                                    int32_t path, wham_stream stream);
+wham_status wham_iqp_encode_f32_c128(const float* params, wham_complex128* states,
+                                     int32_t num_qubits, int64_t batch, int32_t variant,
+                                     int32_t path, wham_stream stream);
+wham_status wham_iqp_encode_f64_c64(const double* params, wham_complex64* states,
+                                    int32_t num_qubits, int64_t batch, int32_t variant,
+                                    int32_t path, wham_stream stream);
+wham_status wham_iqp_encode_f64_c128(const double* params, wham_complex128* states,
+                                     int32_t num_qubits, int64_t batch, int32_t variant,
+                                     int32_t path, wham_stream stream);
+
+/* ---- M2L (wham/m2l.cuh) and its FMM forms (wham/fmm.cuh) ------------------------------- */
+
+enum {
+  WHAM_M2L_AUTOMATIC = 0,
+  WHAM_M2L_THREAD = 1,
+  WHAM_M2L_WARP = 2,
+  WHAM_M2L_SPLIT = 3,
+  WHAM_M2L_DIRECT = 4,
+  WHAM_M2L_TENSOR = 5
+};
+enum { WHAM_ACCUMULATE_AUTOMATIC = 0, WHAM_ACCUMULATE_ATOMIC = 1, WHAM_ACCUMULATE_DETERMINISTIC = 2 };
+
+/* (p + 1)^2 coefficients an expansion of order p (0 <= p <= 46339). */
+wham_status wham_m2l_num_coeffs(int32_t p, int64_t* num_coeffs);
+/* Highest order wham_m2l_* serves: 16 (f32), 20 (f64). */
+int32_t wham_m2l_max_order_f32(void);
+int32_t wham_m2l_max_order_f64(void);
+
+/* locals[i] = M2L_p(multipoles[i], deltas[i]), i < num_pairs; [num_pairs][(p+1)^2] and
+ * deltas [num_pairs][3]. */
+wham_status wham_m2l_f32(const wham_complex64* multipoles, const float* deltas,
+                         wham_complex64* locals, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream);
+wham_status wham_m2l_f64(const wham_complex128* multipoles, const double* deltas,
+                         wham_complex128* locals, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream);
+
+/* locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]); pairs with src or tgt out of range
+ * add nothing. */
+wham_status wham_m2l_accumulate_f32(const wham_complex64* multipoles, const float* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex64* locals, int32_t p, int64_t num_pairs,
+                                    int64_t num_multipoles, int64_t num_locals, int32_t method,
+                                    wham_stream stream);
+wham_status wham_m2l_accumulate_f64(const wham_complex128* multipoles, const double* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex128* locals, int32_t p, int64_t num_pairs,
+                                    int64_t num_multipoles, int64_t num_locals, int32_t method,
+                                    wham_stream stream);
+/* The same with delta = centers[tgt[i]] - centers[src[i]]. */
+wham_status wham_m2l_accumulate_centers_f32(const wham_complex64* multipoles, const float* centers,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex64* locals, int32_t p, int64_t num_pairs,
+                                            int64_t num_multipoles, int64_t num_locals,
+                                            int32_t method, wham_stream stream);
+wham_status wham_m2l_accumulate_centers_f64(const wham_complex128* multipoles,
+                                            const double* centers, const int32_t* src,
+                                            const int32_t* tgt, wham_complex128* locals, int32_t p,
+                                            int64_t num_pairs, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream);
+/* The same with delta = class_deltas[cls[i]], 1 <= num_classes <= 1024. */
+wham_status wham_m2l_accumulate_classes_f32(const wham_complex64* multipoles,
+                                            const float* class_deltas, const int32_t* cls,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex64* locals, int32_t p, int64_t num_pairs,
+                                            int32_t num_classes, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream);
+wham_status wham_m2l_accumulate_classes_f64(const wham_complex128* multipoles,
+                                            const double* class_deltas, const int32_t* cls,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex128* locals, int32_t p, int64_t num_pairs,
+                                            int32_t num_classes, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream);
+/* The class form on pairs grouped by class (wham/fmm.cuh: m2l_accumulate_class_groups). */
+wham_status wham_m2l_accumulate_class_groups_f32(
+    const wham_complex64* multipoles, const float* class_deltas, const int32_t* cls,
+    const int32_t* src, const int32_t* tgt, wham_complex64* locals, int32_t p,
+    int64_t num_pairs, int32_t num_classes, int64_t num_multipoles, int64_t num_locals,
+    wham_stream stream);
+wham_status wham_m2l_accumulate_class_groups_f64(
+    const wham_complex128* multipoles, const double* class_deltas, const int32_t* cls,
+    const int32_t* src, const int32_t* tgt, wham_complex128* locals, int32_t p,
+    int64_t num_pairs, int32_t num_classes, int64_t num_multipoles, int64_t num_locals,
+    wham_stream stream);
+
+/* Counts the pairs the accumulate forms skip into *out_of_range (a device pointer; set, not
+ * added to). cls may be NULL (then num_classes is ignored). */
+wham_status wham_check_interaction_list(const int32_t* src, const int32_t* tgt, const int32_t* cls,
+                                        int64_t num_pairs, int64_t num_multipoles,
+                                        int64_t num_locals, int32_t num_classes,
+                                        unsigned long long* out_of_range, wham_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHAM_WHAM_H */

@@ -1,0 +1,246 @@
+// The C interface (wham/wham.h) over the prebuilt instantiations: plain C++, compiled
+// against the declarations of wham/prebuilt.hpp only.
+#pragma GCC visibility push(default)
+#include <wham/wham.h>
+#pragma GCC visibility pop
+
+#include <wham/prebuilt.hpp>
+
+#include "c_guard.hpp"
+
+#include <cuda/std/complex>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <type_traits>
+
+namespace {
+
+using c64 = cuda::std::complex<float>;
+using c128 = cuda::std::complex<double>;
+
+static_assert(std::is_same_v<wham_stream, cudaStream_t>, "wham_stream must be cudaStream_t");
+// Same size, and every suitably aligned C array is a C++ one; a C array aligned only to its
+// component (4 or 8 bytes) is refused by the launchers' alignment check, not misread.
+static_assert(sizeof(wham_complex64) == sizeof(c64) && alignof(c64) % alignof(wham_complex64) == 0,
+              "wham_complex64 must have cuda::std::complex<float>'s layout");
+static_assert(sizeof(wham_complex128) == sizeof(c128) &&
+                  alignof(c128) % alignof(wham_complex128) == 0,
+              "wham_complex128 must have cuda::std::complex<double>'s layout");
+static_assert(WHAM_FWHT_BASELINE == int(wham::fwht_path::baseline) &&
+                  WHAM_IQP_Z == int(wham::iqp_variant::iqp_z) &&
+                  WHAM_IQP_PRODUCT == int(wham::iqp_path::product) &&
+                  WHAM_M2L_TENSOR == int(wham::m2l_path::tensor) &&
+                  WHAM_ACCUMULATE_DETERMINISTIC == int(wham::m2l_accumulate_method::deterministic),
+              "wham.h's enumerations must match the C++ enums");
+
+const c64* cpp(const wham_complex64* p) { return reinterpret_cast<const c64*>(p); }
+c64* cpp(wham_complex64* p) { return reinterpret_cast<c64*>(p); }
+const c128* cpp(const wham_complex128* p) { return reinterpret_cast<const c128*>(p); }
+c128* cpp(wham_complex128* p) { return reinterpret_cast<c128*>(p); }
+
+// Out-of-range values stay out of range through the cast; the C++ side's check_enum names them.
+wham::fwht_path fwht_path_of(int32_t v) { return static_cast<wham::fwht_path>(v); }
+wham::iqp_variant variant_of(int32_t v) { return static_cast<wham::iqp_variant>(v); }
+wham::iqp_path iqp_path_of(int32_t v) { return static_cast<wham::iqp_path>(v); }
+wham::m2l_path m2l_path_of(int32_t v) { return static_cast<wham::m2l_path>(v); }
+wham::m2l_accumulate_method method_of(int32_t v) {
+  return static_cast<wham::m2l_accumulate_method>(v);
+}
+
+}  // namespace
+
+namespace wham::c {
+std::string& last_error() noexcept {
+  thread_local std::string message;
+  return message;
+}
+}  // namespace wham::c
+
+using wham::c::guarded;
+
+extern "C" {
+
+const char* wham_last_error(void) { return wham::c::last_error().c_str(); }
+
+const char* wham_version(void) { return WHAM_VERSION_STRING; }
+
+// ---- Walsh-Hadamard transform ----------------------------------------------------------
+
+wham_status wham_fwht_f32(const float* in, float* out, int32_t log_n, int64_t batch, float scale,
+                          int32_t path, wham_stream stream) {
+  return guarded([&] { wham::fwht(in, out, log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+wham_status wham_fwht_f64(const double* in, double* out, int32_t log_n, int64_t batch, double scale,
+                          int32_t path, wham_stream stream) {
+  return guarded([&] { wham::fwht(in, out, log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+wham_status wham_fwht_c64(const wham_complex64* in, wham_complex64* out, int32_t log_n,
+                          int64_t batch, float scale, int32_t path, wham_stream stream) {
+  return guarded(
+      [&] { wham::fwht(cpp(in), cpp(out), log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+wham_status wham_fwht_c128(const wham_complex128* in, wham_complex128* out, int32_t log_n,
+                           int64_t batch, double scale, int32_t path, wham_stream stream) {
+  return guarded(
+      [&] { wham::fwht(cpp(in), cpp(out), log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+
+// ---- IQP encoding ----------------------------------------------------------------------
+
+wham_status wham_iqp_num_params(int32_t num_qubits, int32_t variant, int64_t* num_params) {
+  return guarded([&] {
+    wham::c::check_out("iqp_num_params", "num_params", num_params);
+    wham::detail::check_enum("iqp_num_params", "variant", variant_of(variant),
+                             wham::detail::iqp_variant_count, "WHAM_IQP (0) or WHAM_IQP_Z (1)");
+    *num_params = wham::iqp_num_params(num_qubits, variant_of(variant));
+  });
+}
+
+wham_status wham_iqp_encode_f32_c64(const float* params, wham_complex64* states, int32_t num_qubits,
+                                    int64_t batch, int32_t variant, int32_t path,
+                                    wham_stream stream) {
+  return guarded([&] {
+    wham::iqp_encode(params, cpp(states), num_qubits, batch, variant_of(variant), stream,
+                     iqp_path_of(path));
+  });
+}
+wham_status wham_iqp_encode_f32_c128(const float* params, wham_complex128* states,
+                                     int32_t num_qubits, int64_t batch, int32_t variant,
+                                     int32_t path, wham_stream stream) {
+  return guarded([&] {
+    wham::iqp_encode(params, cpp(states), num_qubits, batch, variant_of(variant), stream,
+                     iqp_path_of(path));
+  });
+}
+wham_status wham_iqp_encode_f64_c64(const double* params, wham_complex64* states,
+                                    int32_t num_qubits, int64_t batch, int32_t variant,
+                                    int32_t path, wham_stream stream) {
+  return guarded([&] {
+    wham::iqp_encode(params, cpp(states), num_qubits, batch, variant_of(variant), stream,
+                     iqp_path_of(path));
+  });
+}
+wham_status wham_iqp_encode_f64_c128(const double* params, wham_complex128* states,
+                                     int32_t num_qubits, int64_t batch, int32_t variant,
+                                     int32_t path, wham_stream stream) {
+  return guarded([&] {
+    wham::iqp_encode(params, cpp(states), num_qubits, batch, variant_of(variant), stream,
+                     iqp_path_of(path));
+  });
+}
+
+// ---- M2L and its FMM forms -------------------------------------------------------------
+
+wham_status wham_m2l_num_coeffs(int32_t p, int64_t* num_coeffs) {
+  return guarded([&] {
+    wham::c::check_out("m2l_num_coeffs", "num_coeffs", num_coeffs);
+    *num_coeffs = wham::m2l_num_coeffs(p);
+  });
+}
+int32_t wham_m2l_max_order_f32(void) { return wham::m2l_max_order<float>(); }
+int32_t wham_m2l_max_order_f64(void) { return wham::m2l_max_order<double>(); }
+
+wham_status wham_m2l_f32(const wham_complex64* multipoles, const float* deltas,
+                         wham_complex64* locals, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream) {
+  return guarded([&] {
+    wham::m2l(cpp(multipoles), deltas, cpp(locals), p, num_pairs, stream, m2l_path_of(path));
+  });
+}
+wham_status wham_m2l_f64(const wham_complex128* multipoles, const double* deltas,
+                         wham_complex128* locals, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream) {
+  return guarded([&] {
+    wham::m2l(cpp(multipoles), deltas, cpp(locals), p, num_pairs, stream, m2l_path_of(path));
+  });
+}
+
+wham_status wham_m2l_accumulate_f32(const wham_complex64* multipoles, const float* deltas,
+                                    const int32_t* src, const int32_t* tgt, wham_complex64* locals,
+                                    int32_t p, int64_t num_pairs, int64_t num_multipoles,
+                                    int64_t num_locals, int32_t method, wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate(cpp(multipoles), deltas, src, tgt, cpp(locals), p, num_pairs,
+                         num_multipoles, num_locals, stream, method_of(method));
+  });
+}
+wham_status wham_m2l_accumulate_f64(const wham_complex128* multipoles, const double* deltas,
+                                    const int32_t* src, const int32_t* tgt, wham_complex128* locals,
+                                    int32_t p, int64_t num_pairs, int64_t num_multipoles,
+                                    int64_t num_locals, int32_t method, wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate(cpp(multipoles), deltas, src, tgt, cpp(locals), p, num_pairs,
+                         num_multipoles, num_locals, stream, method_of(method));
+  });
+}
+
+wham_status wham_m2l_accumulate_centers_f32(const wham_complex64* multipoles, const float* centers,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex64* locals, int32_t p, int64_t num_pairs,
+                                            int64_t num_multipoles, int64_t num_locals,
+                                            int32_t method, wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_centers(cpp(multipoles), centers, src, tgt, cpp(locals), p, num_pairs,
+                                 num_multipoles, num_locals, stream, method_of(method));
+  });
+}
+wham_status wham_m2l_accumulate_centers_f64(const wham_complex128* multipoles,
+                                            const double* centers, const int32_t* src,
+                                            const int32_t* tgt, wham_complex128* locals, int32_t p,
+                                            int64_t num_pairs, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_centers(cpp(multipoles), centers, src, tgt, cpp(locals), p, num_pairs,
+                                 num_multipoles, num_locals, stream, method_of(method));
+  });
+}
+
+wham_status wham_m2l_accumulate_classes_f32(const wham_complex64* multipoles,
+                                            const float* class_deltas, const int32_t* cls,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex64* locals, int32_t p, int64_t num_pairs,
+                                            int32_t num_classes, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_classes(cpp(multipoles), class_deltas, cls, src, tgt, cpp(locals), p,
+                                 num_pairs, num_classes, num_multipoles, num_locals, stream,
+                                 method_of(method));
+  });
+}
+wham_status wham_m2l_accumulate_classes_f64(const wham_complex128* multipoles,
+                                            const double* class_deltas, const int32_t* cls,
+                                            const int32_t* src, const int32_t* tgt,
+                                            wham_complex128* locals, int32_t p, int64_t num_pairs,
+                                            int32_t num_classes, int64_t num_multipoles,
+                                            int64_t num_locals, int32_t method,
+                                            wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_classes(cpp(multipoles), class_deltas, cls, src, tgt, cpp(locals), p,
+                                 num_pairs, num_classes, num_multipoles, num_locals, stream,
+                                 method_of(method));
+  });
+}
+
+wham_status wham_m2l_accumulate_class_groups_f32(
+    const wham_complex64* multipoles, const float* class_deltas, const int32_t* cls,
+    const int32_t* src, const int32_t* tgt, wham_complex64* locals, int32_t p, int64_t num_pairs,
+    int32_t num_classes, int64_t num_multipoles, int64_t num_locals, wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_class_groups(cpp(multipoles), class_deltas, cls, src, tgt, cpp(locals), p,
+                                      num_pairs, num_classes, num_multipoles, num_locals, stream);
+  });
+}
+wham_status wham_m2l_accumulate_class_groups_f64(
+    const wham_complex128* multipoles, const double* class_deltas, const int32_t* cls,
+    const int32_t* src, const int32_t* tgt, wham_complex128* locals, int32_t p, int64_t num_pairs,
+    int32_t num_classes, int64_t num_multipoles, int64_t num_locals, wham_stream stream) {
+  return guarded([&] {
+    wham::m2l_accumulate_class_groups(cpp(multipoles), class_deltas, cls, src, tgt, cpp(locals), p,
+                                      num_pairs, num_classes, num_multipoles, num_locals, stream);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,111 @@
+/* The C interface from C99 without a GPU: argument errors are reported before any device
+ * query, so every check here runs on a machine without a driver. */
+#include <wham/qdp.h>
+#include <wham/wham.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void expect(int ok, const char* what, int line) {
+  if (!ok) {
+    fprintf(stderr, "line %d: %s (last error: \"%s\")\n", line, what, wham_last_error());
+    ++failures;
+  }
+}
+#define EXPECT(cond) expect((cond), #cond, __LINE__)
+
+/* The call fails as an invalid argument whose message names `argument`. */
+static void expect_invalid(wham_status s, const char* argument, int line) {
+  expect(s == WHAM_ERROR_INVALID_ARGUMENT, "status is WHAM_ERROR_INVALID_ARGUMENT", line);
+  expect(strstr(wham_last_error(), argument) != NULL, argument, line);
+}
+#define EXPECT_INVALID(call, argument) expect_invalid((call), (argument), __LINE__)
+
+/* QDP's launchers return cudaErrorInvalidValue (1) and name the argument. */
+static void expect_qdp_invalid(int status, const char* argument, int line) {
+  expect(status == 1, "QDP status is cudaErrorInvalidValue (1)", line);
+  expect(strstr(wham_last_error(), argument) != NULL, argument, line);
+}
+#define EXPECT_QDP_INVALID(call, argument) expect_qdp_invalid((call), (argument), __LINE__)
+
+int main(void) {
+  int64_t count = -1;
+  /* A pointer aligned to 8 bytes but not to a complex128's 16. */
+  wham_complex128* misaligned = (wham_complex128*)(uintptr_t)8;
+
+  EXPECT(strcmp(wham_last_error(), "") == 0);
+  EXPECT(strcmp(wham_version(), WHAM_EXPECTED_VERSION) == 0);
+
+  /* Walsh-Hadamard transform */
+  EXPECT_INVALID(wham_fwht_f32(NULL, NULL, 31, 1, 1.0f, WHAM_FWHT_AUTOMATIC, NULL), "log_n");
+  EXPECT(strstr(wham_last_error(), "31") != NULL && strstr(wham_last_error(), "0..30") != NULL);
+  EXPECT_INVALID(wham_fwht_f64(NULL, NULL, 4, 0, 1.0, WHAM_FWHT_AUTOMATIC, NULL), "batch = 0");
+  EXPECT_INVALID(wham_fwht_c64(NULL, NULL, 4, 1, 1.0f, 7, NULL), "path = 7");
+  EXPECT_INVALID(wham_fwht_c64(NULL, NULL, 4, 1, 1.0f, -1, NULL), "path = -1");
+  EXPECT_INVALID(wham_fwht_c128(NULL, NULL, 4, 1, 1.0, WHAM_FWHT_FUSED, NULL), "in = nullptr");
+  EXPECT_INVALID(wham_fwht_c128(misaligned, misaligned, 4, 1, 1.0, WHAM_FWHT_FUSED, NULL),
+                 "in = an address 8 bytes past a multiple of 16");
+
+  /* IQP encoding */
+  EXPECT(wham_iqp_num_params(4, WHAM_IQP, &count) == WHAM_SUCCESS && count == 10);
+  EXPECT(wham_iqp_num_params(30, WHAM_IQP_Z, &count) == WHAM_SUCCESS && count == 30);
+  EXPECT(wham_iqp_num_params(30, WHAM_IQP, &count) == WHAM_SUCCESS && count == 465);
+  EXPECT_INVALID(wham_iqp_num_params(31, WHAM_IQP, &count), "num_qubits = 31");
+  EXPECT_INVALID(wham_iqp_num_params(4, 2, &count), "variant = 2");
+  EXPECT_INVALID(wham_iqp_num_params(4, WHAM_IQP, NULL), "num_params = NULL");
+  EXPECT_INVALID(wham_iqp_encode_f32_c64(NULL, NULL, 0, 1, WHAM_IQP, WHAM_IQP_AUTOMATIC, NULL),
+                 "num_qubits = 0");
+  EXPECT_INVALID(wham_iqp_encode_f64_c128(NULL, NULL, 4, 1, WHAM_IQP, WHAM_IQP_PRODUCT, NULL),
+                 "path = 4");
+  EXPECT_INVALID(wham_iqp_encode_f32_c128(NULL, NULL, 4, 1, 5, WHAM_IQP_AUTOMATIC, NULL),
+                 "variant = 5");
+  EXPECT_INVALID(wham_iqp_encode_f64_c64(NULL, NULL, 4, 1, WHAM_IQP_Z, WHAM_IQP_AUTOMATIC, NULL),
+                 "params = nullptr");
+
+  /* M2L and its FMM forms */
+  EXPECT(wham_m2l_num_coeffs(5, &count) == WHAM_SUCCESS && count == 36);
+  EXPECT_INVALID(wham_m2l_num_coeffs(-1, &count), "p = -1");
+  EXPECT_INVALID(wham_m2l_num_coeffs(3, NULL), "num_coeffs = NULL");
+  EXPECT(wham_m2l_max_order_f32() == 16);
+  EXPECT(wham_m2l_max_order_f64() == 20);
+  EXPECT_INVALID(wham_m2l_f64(NULL, NULL, NULL, 21, 1, WHAM_M2L_AUTOMATIC, NULL), "p = 21");
+  EXPECT_INVALID(wham_m2l_f32(NULL, NULL, NULL, 17, 1, WHAM_M2L_AUTOMATIC, NULL), "p = 17");
+  EXPECT_INVALID(wham_m2l_f32(NULL, NULL, NULL, 4, 1, 6, NULL), "path = 6");
+  EXPECT(wham_m2l_f64(NULL, NULL, NULL, 4, 0, WHAM_M2L_AUTOMATIC, NULL) == WHAM_SUCCESS);
+  EXPECT_INVALID(wham_m2l_accumulate_f32(NULL, NULL, NULL, NULL, NULL, 4, 1, 1, 1, 3, NULL),
+                 "method = 3");
+  EXPECT_INVALID(wham_m2l_accumulate_centers_f64(NULL, NULL, NULL, NULL, NULL, 4, 1, 0, 1,
+                                                 WHAM_ACCUMULATE_AUTOMATIC, NULL),
+                 "num_multipoles = 0");
+  EXPECT_INVALID(wham_m2l_accumulate_classes_f64(NULL, NULL, NULL, NULL, NULL, NULL, 4, 1, 0, 1, 1,
+                                                 WHAM_ACCUMULATE_ATOMIC, NULL),
+                 "num_classes = 0");
+  EXPECT_INVALID(wham_m2l_accumulate_class_groups_f32(NULL, NULL, NULL, NULL, NULL, NULL, 4, 1, 316,
+                                                      1, 1, NULL),
+                 "cls = nullptr");
+  EXPECT_INVALID(wham_check_interaction_list(NULL, NULL, NULL, 1, 1, 1, 0, NULL, NULL),
+                 "out_of_range = nullptr");
+
+  /* Apache Mahout QDP's launchers */
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 0, 16, 4, 4, 0, NULL), "num_samples = 0");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 0, 4, 0, NULL), "num_qubits = 0");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 0, 4, 4, 0, NULL), "state_len = 0");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 31, 4, 0, NULL), "num_qubits = 31");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 8, 4, 4, 0, NULL), "state_len = 8");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 4, 10, 0, NULL), "data_len = 10");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 4, 4, 1, NULL), "data_len = 4");
+  EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 4, 10, 1, NULL),
+                     "params = nullptr");
+  EXPECT_QDP_INVALID(launch_iqp_encode(NULL, NULL, 16, 4, 1, NULL), "params = nullptr");
+  EXPECT_QDP_INVALID(launch_iqp_encode(NULL, NULL, 16, 5, 0, NULL), "state_len = 16");
+
+  if (failures != 0) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("all C interface argument checks passed\n");
+  return 0;
+}
