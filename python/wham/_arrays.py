@@ -135,7 +135,11 @@ def _from_dlpack(x, function, name, framework, stream):
     if view.device_type not in _dlpack.CUDA_ACCESSIBLE:
         view.release()
         raise _not_cuda(function, name, x, _dlpack.DEVICE_NAMES.get(view.device_type, "a non-CUDA device"))
-    _check_contiguous(function, name, view.shape, view.strides, view.itemsize, False)
+    try:
+        _check_contiguous(function, name, view.shape, view.strides, view.itemsize, False)
+    except ValueError:
+        view.release()
+        raise
     return Array(x, name, view.ptr, view.shape, view.dtype, view.device_id, framework, keep=view)
 
 
