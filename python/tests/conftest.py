@@ -12,6 +12,9 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # simulators.py, gpu_support.py
 ROOT = os.path.dirname(os.path.dirname(HERE))
+if not os.environ.get("WHAM_TEST_INSTALLED"):
+    # the package of this checkout, not an installed one (WHAM_TEST_INSTALLED=1: the installed)
+    sys.path.insert(0, os.path.dirname(HERE))
 
 import wham  # noqa: E402
 from wham import _dlpack, _lib  # noqa: E402

@@ -2,6 +2,7 @@
 libwham.so and the framework it uses are present, and says which is missing otherwise."""
 
 import importlib
+import os
 
 import numpy as np
 import pytest
@@ -9,9 +10,16 @@ import pytest
 import wham
 
 
+def _missing(reason):
+    """Skips; fails instead under WHAM_REQUIRE_GPU=1 (a GPU machine where they must run)."""
+    if os.environ.get("WHAM_REQUIRE_GPU") == "1":
+        pytest.fail(reason + " (WHAM_REQUIRE_GPU=1)")
+    pytest.skip(reason)
+
+
 def require_library():
     if not wham.available():
-        pytest.skip("libwham.so not found (set WHAM_LIBRARY; python/README.md)")
+        _missing("libwham.so not found (set WHAM_LIBRARY; python/README.md)")
 
 
 def _torch():
@@ -20,7 +28,7 @@ def _torch():
     except ImportError:
         pytest.skip("PyTorch is not installed")
     if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no CUDA GPU")
+        _missing("PyTorch sees no CUDA GPU")
     return torch
 
 
@@ -33,7 +41,7 @@ def _cupy():
         if cupy.cuda.runtime.getDeviceCount() < 1:
             raise RuntimeError
     except Exception:
-        pytest.skip("CuPy sees no CUDA GPU")
+        _missing("CuPy sees no CUDA GPU")
     return cupy
 
 
@@ -47,7 +55,7 @@ def _jax():
     except RuntimeError:
         gpus = []
     if not gpus:
-        pytest.skip("JAX sees no GPU")
+        _missing("JAX sees no GPU")
     jax.config.update("jax_enable_x64", True)  # float64 / complex128 arrays
     return jax
 
