@@ -16,7 +16,7 @@ if not os.environ.get("WHAM_TEST_INSTALLED"):
     # the package of this checkout, not an installed one (WHAM_TEST_INSTALLED=1: the installed)
     sys.path.insert(0, os.path.dirname(HERE))
 
-import wham  # noqa: E402
+import wham  # noqa: E402,F401  (the checkout's package, first)
 from wham import _dlpack, _lib  # noqa: E402
 
 TYPESTR = {"float32": "<f4", "float64": "<f8", "complex64": "<c8", "complex128": "<c16",

@@ -1,7 +1,6 @@
 """The ctypes plumbing against a stub libwham.so built from wham.h's prototypes: which C
 function each call reaches, with which arguments, and how statuses become exceptions."""
 
-import math
 
 import pytest
 

@@ -11,8 +11,9 @@ Arrays: anything exposing ``__cuda_array_interface__`` or ``__dlpack__`` on a CU
 
 from ._lib import (WhamError, InvalidArgument, CudaError, LibraryNotFoundError, available,
                    version)
-from .ops import (fwht, iqp_encode, iqp_num_params, m2l_num_coeffs, m2l, m2l_accumulate,
-                  m2l_accumulate_centers, m2l_accumulate_classes, check_interaction_list)
+from .ops import fwht, iqp_encode, iqp_num_params, m2l_num_coeffs
+from ._m2l import (m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
+                   check_interaction_list)
 
 __version__ = "0.3.0"
 

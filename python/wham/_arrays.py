@@ -123,9 +123,9 @@ def _jax_device(x):
 
 def _from_dlpack(x, function, name, framework, stream):
     try:
-        device_type, device_id = x.__dlpack_device__()
+        device_type = x.__dlpack_device__()[0]
     except AttributeError:
-        device_type, device_id = None, None
+        device_type = None
     if device_type is not None and int(device_type) not in _dlpack.CUDA_ACCESSIBLE:
         where = _dlpack.DEVICE_NAMES.get(int(device_type), f"DLPack device type {int(device_type)}")
         raise _not_cuda(function, name, x, f"the {where} device (DLPack device type {int(device_type)})")
