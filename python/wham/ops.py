@@ -29,12 +29,14 @@ _FLOATS = ("float32", "float64")
 _COMPLEX = ("complex64", "complex128")
 _SUFFIX = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
 
+
 def _choice(function, name, value, table):
     try:
         return table[value.lower()]
     except (AttributeError, KeyError):
         raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
                          + ", ".join(repr(k) for k in table) + ")") from None
+
 
 def _int(function, name, value, lo, hi):
     if isinstance(value, bool) or not isinstance(value, int):
@@ -45,6 +47,7 @@ def _int(function, name, value, lo, hi):
     if not lo <= value <= hi:
         raise ValueError(f"wham.{function}: {name} = {value} is invalid (valid: {lo}..{hi})")
     return value
+
 
 def dtype_name(dtype):
     """'complex64', ... from a string, a NumPy/CuPy/JAX dtype or scalar type, or a torch.dtype."""
@@ -58,6 +61,7 @@ def dtype_name(dtype):
         return name
     import numpy
     return numpy.dtype(dtype).name
+
 
 def _output(function, launch, out, shape, dtype, inputs):
     """The output `Array`: `out` checked (shape, dtype, writable, no overlap), or a new one."""
@@ -75,6 +79,7 @@ def _output(function, launch, out, shape, dtype, inputs):
             raise ValueError(f"wham.{function}: out overlaps {a.name}; pass a separate buffer")
     return o
 
+
 # ---- sizes -----------------------------------------------------------------------------
 
 def iqp_num_params(num_qubits, variant="iqp"):
@@ -83,10 +88,12 @@ def iqp_num_params(num_qubits, variant="iqp"):
     v = _choice("iqp_num_params", "variant", variant, IQP_VARIANTS)
     return n + n * (n - 1) // 2 if v == 0 else n
 
+
 def m2l_num_coeffs(p):
     """Coefficients of an order-p expansion, (p+1)^2 (0 <= p <= 46339)."""
     p = _int("m2l_num_coeffs", "p", p, 0, 46339)
     return (p + 1) * (p + 1)
+
 
 def _qubits_from_params(function, count, variant):
     """n such that iqp_num_params(n, variant) == count, or None."""
@@ -94,6 +101,7 @@ def _qubits_from_params(function, count, variant):
         return count if 1 <= count <= 30 else None
     n = (math.isqrt(8 * count + 1) - 1) // 2  # n(n+1)/2 = count
     return n if 1 <= n <= 30 and n * (n + 1) // 2 == count else None
+
 
 def _order_from_coeffs(function, name, count, p, real):
     q = math.isqrt(count) - 1
@@ -105,6 +113,7 @@ def _order_from_coeffs(function, name, count, p, real):
                          f"{name} has {count}")
     _int(function, "p", q, 0, M2L_MAX_ORDER[real])
     return q
+
 
 # ---- Walsh-Hadamard transform -------------------------------------------------------------
 
@@ -155,11 +164,13 @@ def fwht(x, scale=1.0, out=None, path="automatic"):
                  launch.stream)
     return oa.obj
 
+
 def _needs_autograd(x, out):
     if out is not None or _arrays.framework_of(x) != "torch":
         return False
     import torch
     return bool(getattr(x, "requires_grad", False)) and torch.is_grad_enabled()
+
 
 # ---- IQP encoding ---------------------------------------------------------------------------
 
@@ -218,4 +229,3 @@ def iqp_encode(params, num_qubits=None, variant="iqp", out=None, dtype=None, pat
             call(f"wham_iqp_encode_{_SUFFIX[pa.dtype]}_{_SUFFIX[dtype]}", pa.ptr, oa.ptr, n,
                  batch, v, code, launch.stream)
     return oa.obj
-
