@@ -1,0 +1,121 @@
+/* A stand-in for libwham.so with wham.h's exact prototypes (the compiler checks them): it
+ * records each call's arguments as text and returns the status the test sets. Lets the
+ * Python tests check the ctypes plumbing (argument order, types, errors) without a GPU. */
+#include <stdio.h>
+#include <string.h>
+
+#include "wham/wham.h"
+
+static char g_call[1024];
+static char g_error[512];
+static int g_status;
+
+void stub_set_status(int status, const char* message) {
+  g_status = status;
+  snprintf(g_error, sizeof g_error, "%s", message ? message : "");
+}
+const char* stub_last_call(void) { return g_call; }
+
+static wham_status done(void) { return (wham_status)g_status; }
+
+const char* wham_last_error(void) { return g_status ? g_error : ""; }
+const char* wham_version(void) { return "0.0.0-stub"; }
+
+#define P(x) ((unsigned long long)(size_t)(x))
+
+#define FWHT(name, T, S)                                                                   \
+  wham_status name(const T* in, T* out, int32_t log_n, int64_t batch, S scale, int32_t path, \
+                   wham_stream stream) {                                                    \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %d %lld %.17g %d %llx", P(in), P(out), \
+             log_n, (long long)batch, (double)scale, path, P(stream));                      \
+    return done();                                                                          \
+  }
+FWHT(wham_fwht_f32, float, float)
+FWHT(wham_fwht_f64, double, double)
+FWHT(wham_fwht_c64, wham_complex64, float)
+FWHT(wham_fwht_c128, wham_complex128, double)
+
+wham_status wham_iqp_num_params(int32_t n, int32_t variant, int64_t* num_params) {
+  *num_params = variant == WHAM_IQP ? n + (int64_t)n * (n - 1) / 2 : n;
+  return done();
+}
+
+#define IQP(name, P_, O)                                                                     \
+  wham_status name(const P_* params, O* states, int32_t n, int64_t batch, int32_t variant,   \
+                   int32_t path, wham_stream stream) {                                       \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %d %lld %d %d %llx", P(params),        \
+             P(states), n, (long long)batch, variant, path, P(stream));                      \
+    return done();                                                                           \
+  }
+IQP(wham_iqp_encode_f32_c64, float, wham_complex64)
+IQP(wham_iqp_encode_f32_c128, float, wham_complex128)
+IQP(wham_iqp_encode_f64_c64, double, wham_complex64)
+IQP(wham_iqp_encode_f64_c128, double, wham_complex128)
+
+wham_status wham_m2l_num_coeffs(int32_t p, int64_t* c) {
+  *c = (int64_t)(p + 1) * (p + 1);
+  return done();
+}
+int32_t wham_m2l_max_order_f32(void) { return 16; }
+int32_t wham_m2l_max_order_f64(void) { return 20; }
+
+#define M2L(name, C, T)                                                                       \
+  wham_status name(const C* m, const T* d, C* l, int32_t p, int64_t pairs, int32_t path,      \
+                   wham_stream stream) {                                                      \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %llx %d %lld %d %llx", P(m), P(d), P(l), \
+             p, (long long)pairs, path, P(stream));                                           \
+    return done();                                                                            \
+  }
+M2L(wham_m2l_f32, wham_complex64, float)
+M2L(wham_m2l_f64, wham_complex128, double)
+
+#define ACC(name, C, T)                                                                        \
+  wham_status name(const C* m, const T* g, const int32_t* src, const int32_t* tgt, C* l,       \
+                   int32_t p, int64_t pairs, int64_t nm, int64_t nl, int32_t method,           \
+                   wham_stream stream) {                                                       \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %llx %llx %llx %d %lld %lld %lld %d %llx", \
+             P(m), P(g), P(src), P(tgt), P(l), p, (long long)pairs, (long long)nm,             \
+             (long long)nl, method, P(stream));                                                \
+    return done();                                                                             \
+  }
+ACC(wham_m2l_accumulate_f32, wham_complex64, float)
+ACC(wham_m2l_accumulate_f64, wham_complex128, double)
+ACC(wham_m2l_accumulate_centers_f32, wham_complex64, float)
+ACC(wham_m2l_accumulate_centers_f64, wham_complex128, double)
+
+#define CLS(name, C, T)                                                                        \
+  wham_status name(const C* m, const T* k, const int32_t* cls, const int32_t* src,             \
+                   const int32_t* tgt, C* l, int32_t p, int64_t pairs, int32_t nc, int64_t nm, \
+                   int64_t nl, int32_t method, wham_stream stream) {                           \
+    snprintf(g_call, sizeof g_call,                                                            \
+             #name " %llx %llx %llx %llx %llx %llx %d %lld %d %lld %lld %d %llx", P(m), P(k),  \
+             P(cls), P(src), P(tgt), P(l), p, (long long)pairs, nc, (long long)nm,             \
+             (long long)nl, method, P(stream));                                                \
+    return done();                                                                             \
+  }
+CLS(wham_m2l_accumulate_classes_f32, wham_complex64, float)
+CLS(wham_m2l_accumulate_classes_f64, wham_complex128, double)
+
+#define GRP(name, C, T)                                                                        \
+  wham_status name(const C* m, const T* k, const int32_t* cls, const int32_t* src,             \
+                   const int32_t* tgt, C* l, int32_t p, int64_t pairs, int32_t nc, int64_t nm, \
+                   int64_t nl, wham_stream stream) {                                           \
+    snprintf(g_call, sizeof g_call,                                                            \
+             #name " %llx %llx %llx %llx %llx %llx %d %lld %d %lld %lld %llx", P(m), P(k),     \
+             P(cls), P(src), P(tgt), P(l), p, (long long)pairs, nc, (long long)nm,             \
+             (long long)nl, P(stream));                                                        \
+    return done();                                                                             \
+  }
+GRP(wham_m2l_accumulate_class_groups_f32, wham_complex64, float)
+GRP(wham_m2l_accumulate_class_groups_f64, wham_complex128, double)
+
+wham_status wham_check_interaction_list(const int32_t* src, const int32_t* tgt,
+                                        const int32_t* cls, int64_t pairs, int64_t nm,
+                                        int64_t nl, int32_t nc, unsigned long long* out,
+                                        wham_stream stream) {
+  snprintf(g_call, sizeof g_call,
+           "wham_check_interaction_list %llx %llx %llx %lld %lld %lld %d %llx %llx", P(src),
+           P(tgt), P(cls), (long long)pairs, (long long)nm, (long long)nl, nc, P(out),
+           P(stream));
+  return done();
+}

@@ -1,0 +1,110 @@
+"""The ctypes plumbing against a stub libwham.so built from wham.h's prototypes: which C
+function each call reaches, with which arguments, and how statuses become exceptions."""
+
+
+import pytest
+
+import wham
+
+
+def test_version_and_availability(stub):
+    assert wham.available()
+    assert wham.version() == "0.0.0-stub"
+
+
+@pytest.mark.parametrize("dtype,suffix", [("float32", "f32"), ("float64", "f64"),
+                                          ("complex64", "c64"), ("complex128", "c128")])
+def test_fwht_arguments(stub, fake, dtype, suffix):
+    x, out = fake((3, 5, 16), dtype), fake((3, 5, 16), dtype)
+    assert wham.fwht(x, 0.5, out=out, path="kronecker") is out
+    assert stub.last() == f"wham_fwht_{suffix} {x.ptr:x} {out.ptr:x} 4 15 0.5 2 0"
+
+
+def test_fwht_in_place_orthonormal_and_stream(stub, fake):
+    x = fake((1 << 10,), "float64", stream=0x1234)
+    wham.fwht(x, "orthonormal", out=x)
+    name, i, o, log_n, batch, scale, path, stream = stub.last().split()
+    assert (i, o, log_n, batch, path, stream) == (f"{x.ptr:x}", f"{x.ptr:x}", "10", "1", "0", "1234")
+    assert float(scale) == 2.0 ** -5
+
+
+def test_fwht_empty_batch_calls_nothing(stub, fake):
+    wham.m2l_num_coeffs(1)
+    wham.fwht(fake((2,), "float32"), out=fake((2,), "float32"))
+    before = stub.last()
+    wham.fwht(fake((0, 8), "float32"), out=fake((0, 8), "float32"))
+    wham.iqp_encode(fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
+    wham.m2l(fake((0, 4), "complex64"), fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
+    assert stub.last() == before
+
+
+@pytest.mark.parametrize("params,states", [("float32", "complex64"), ("float32", "complex128"),
+                                           ("float64", "complex64"), ("float64", "complex128")])
+def test_iqp_arguments(stub, fake, params, states):
+    p, out = fake((7, 2, 15), params), fake((7, 2, 32), states)
+    wham.iqp_encode(p, out=out)  # 15 = 5 + 10: five qubits inferred; dtype from out
+    s = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
+    assert stub.last() == f"wham_iqp_encode_{s[params]}_{s[states]} {p.ptr:x} {out.ptr:x} 5 14 0 0 0"
+
+
+def test_iqp_z_and_path(stub, fake):
+    p, out = fake((6,), "float64"), fake((64,), "complex128")
+    wham.iqp_encode(p, variant="iqp_z", out=out, path="product")
+    assert stub.last().endswith(f"{out.ptr:x} 6 1 1 4 0")
+
+
+def test_m2l_arguments(stub, fake):
+    m, d, out = fake((2, 3, 49), "complex64"), fake((2, 3, 3), "float32"), fake((2, 3, 49), "complex64")
+    wham.m2l(m, d, out=out, path="direct")
+    assert stub.last() == f"wham_m2l_f32 {m.ptr:x} {d.ptr:x} {out.ptr:x} 6 6 4 0"
+
+
+def test_accumulate_arguments(stub, fake):
+    m, d = fake((10, 25), "complex128"), fake((7, 3), "float64")
+    s, t, l = fake((7,), "int32"), fake((7,), "int32"), fake((12, 25), "complex128")
+    assert wham.m2l_accumulate(m, d, s, t, l, method="deterministic") is l
+    assert stub.last() == (f"wham_m2l_accumulate_f64 {m.ptr:x} {d.ptr:x} {s.ptr:x} {t.ptr:x} "
+                           f"{l.ptr:x} 4 7 10 12 2 0")
+    c = fake((12, 3), "float64")
+    wham.m2l_accumulate_centers(m, c, s, t, l, p=4)
+    assert stub.last().startswith(f"wham_m2l_accumulate_centers_f64 {m.ptr:x} {c.ptr:x}")
+    k, cls = fake((316, 3), "float64"), fake((7,), "int32")
+    wham.m2l_accumulate_classes(m, k, cls, s, t, l, method="atomic")
+    assert stub.last() == (f"wham_m2l_accumulate_classes_f64 {m.ptr:x} {k.ptr:x} {cls.ptr:x} "
+                           f"{s.ptr:x} {t.ptr:x} {l.ptr:x} 4 7 316 10 12 1 0")
+    wham.m2l_accumulate_classes(m, k, cls, s, t, l, grouped=True)
+    assert stub.last() == (f"wham_m2l_accumulate_class_groups_f64 {m.ptr:x} {k.ptr:x} "
+                           f"{cls.ptr:x} {s.ptr:x} {t.ptr:x} {l.ptr:x} 4 7 316 10 12 0")
+
+
+def test_check_interaction_list_arguments(stub, fake):
+    s, t, out = fake((9,), "int32"), fake((9,), "int32"), fake((1,), "uint64")
+    assert wham.check_interaction_list(s, t, 5, 6, out=out) is out
+    assert stub.last() == f"wham_check_interaction_list {s.ptr:x} {t.ptr:x} 0 9 5 6 0 {out.ptr:x} 0"
+    cls = fake((9,), "int32")
+    wham.check_interaction_list(s, t, 5, 6, cls=cls, num_classes=316, out=out)
+    assert f" {cls.ptr:x} 9 5 6 316 " in stub.last()
+
+
+def test_dlpack_input(stub, fake, fake_dlpack):
+    x = fake_dlpack((2, 8), "complex64", byte_offset=64)
+    out = fake((2, 8), "complex64", stream=0)
+    wham.fwht(x, out=out)
+    assert stub.last() == f"wham_fwht_c64 {x.ptr + 64:x} {out.ptr:x} 3 2 1 0 0"
+    assert x.streams == [None] and x.deleted == 1
+
+
+def test_status_becomes_exception(stub, fake):
+    x, out = fake((4, 8), "float32"), fake((4, 8), "float32")
+    stub.fail(1, "wham::fwht: log_n = 31 is invalid (valid: 0..30)")
+    with pytest.raises(wham.InvalidArgument, match="log_n = 31 is invalid") as info:
+        wham.fwht(x, out=out)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, wham.WhamError)
+    assert info.value.status == 1 and info.value.function == "wham_fwht_f32"
+    stub.fail(2, "wham::fwht: cudaLaunchKernel failed: invalid device function")
+    with pytest.raises(wham.CudaError, match="invalid device function"):
+        wham.fwht(x, out=out)
+    stub.fail(3, "")
+    with pytest.raises(wham.WhamError, match="returned status 3") as info:
+        wham.fwht(x, out=out)
+    assert not isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)

@@ -1,0 +1,24 @@
+"""wham: Walsh-Hadamard, IQP-encoding and M2L kernels on GPU arrays of any framework.
+
+Pure Python over the shared library libwham.so (include/wham/wham.h) through ctypes. The
+library is loaded on first use: ``import wham`` works without it (argument checks, the QML
+parameter mappings of ``wham.qml``), and the first operator call raises a RuntimeError
+saying how to build or point to it (``WHAM_LIBRARY=/path/to/libwham.so``).
+
+Arrays: anything exposing ``__cuda_array_interface__`` or ``__dlpack__`` on a CUDA device
+(PyTorch, CuPy, JAX, Numba), C-contiguous. See python/README.md.
+"""
+
+from ._lib import (WhamError, InvalidArgument, CudaError, LibraryNotFoundError, available,
+                   version)
+from .ops import fwht, iqp_encode, iqp_num_params, m2l_num_coeffs
+from ._m2l import (m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
+                   check_interaction_list)
+
+__version__ = "0.3.0"
+
+__all__ = [
+    "fwht", "iqp_encode", "iqp_num_params", "m2l", "m2l_num_coeffs", "m2l_accumulate",
+    "m2l_accumulate_centers", "m2l_accumulate_classes", "check_interaction_list",
+    "WhamError", "InvalidArgument", "CudaError", "LibraryNotFoundError", "available", "version",
+]

@@ -1,0 +1,249 @@
+"""The M2L operator and its FMM accumulate forms (wham/m2l.cuh, wham/fmm.cuh) over GPU arrays.
+
+Expansions of order p are rows of (p+1)^2 complex coefficients, index(n, m) = n*n + n + m
+(solidfmm's solid harmonics, docs/specs/m2l.md); displacements are target centre minus
+source centre. complex64 coefficients go with float32 geometry, complex128 with float64.
+"""
+
+from . import _arrays
+from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
+from ._frameworks import Launch
+from ._lib import call
+from .ops import (_choice, _int, _output, _order_from_coeffs, M2L_PATHS, ACCUMULATE_METHODS,
+                  MAX_CLASSES, MAX_ROWS, _COMPLEX)
+
+_REAL = _arrays.REAL_OF
+_SUFFIX = {"complex64": "f32", "complex128": "f64"}
+
+
+def _rows(function, a, width, what):
+    """Rows of `a` read as [rows][width] (a C-contiguous [..., width] array)."""
+    if not a.shape or a.shape[-1] != width:
+        raise ValueError(f"wham.{function}: {a.name} must have shape [..., {width}] ({what}); "
+                         f"got {tuple(a.shape)}")
+    return a.size // width
+
+
+def _geometry(function, a, coeff_dtype):
+    check_dtype(function, a, (_REAL[coeff_dtype],))
+    check_aligned(function, a)
+
+
+def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
+    """locals[..., :] = M2L_p(multipoles[..., :], deltas[..., :]), pair by pair.
+
+    multipoles: complex64 or complex128, shape [..., (p+1)^2], C-contiguous.
+    deltas:     float32 (with complex64) or float64 (with complex128), shape [..., 3] with
+                the same leading shape: target centre - source centre (x, y, z). A zero or
+                non-finite delta gives that pair non-finite values (not checked).
+    p:          the order, 0..16 (complex64) or 0..20 (complex128); None infers it.
+    out:        None or an array like multipoles (must not overlap an input).
+    path:       "automatic", "thread", "warp", "split", "direct" (the O(p^4) sum, a
+                cross-check) or "tensor".
+    Returns the local expansions, multipoles' shape and dtype.
+    """
+    f = "m2l"
+    ma = inspect(multipoles, f, "multipoles")
+    check_dtype(f, ma, _COMPLEX)
+    if not ma.shape:
+        raise ValueError(f"wham.{f}: multipoles must have shape [..., (p+1)^2]")
+    C = ma.shape[-1]
+    p = _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+    code = _choice(f, "path", path, M2L_PATHS)
+    da = inspect(deltas, f, "deltas")
+    _geometry(f, da, ma.dtype)
+    if tuple(da.shape) != tuple(ma.shape[:-1]) + (3,):
+        raise ValueError(f"wham.{f}: deltas has shape {tuple(da.shape)}; expected "
+                         f"{tuple(ma.shape[:-1]) + (3,)} (multipoles' leading shape, then 3)")
+    check_aligned(f, ma)
+    check_same_device(f, [ma, da])
+    with Launch(ma, [ma, da]) as launch:
+        oa = _output(f, launch, out, ma.shape, ma.dtype, [ma, da])
+        pairs = ma.size // C
+        if pairs:
+            call("wham_m2l_" + _SUFFIX[ma.dtype], ma.ptr, da.ptr, oa.ptr, p, pairs, code,
+                 launch.stream)
+    return oa.obj
+
+
+def _list(f, multipoles, src, tgt, locals, p, method, extra):
+    """The checks every accumulate form shares; returns the Arrays and sizes."""
+    ma = inspect(multipoles, f, "multipoles")
+    check_dtype(f, ma, _COMPLEX)
+    if not ma.shape:
+        raise ValueError(f"wham.{f}: multipoles must have shape [num_multipoles, (p+1)^2]")
+    C = ma.shape[-1]
+    p = _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+    code = _choice(f, "method", method, ACCUMULATE_METHODS)
+    la = inspect(locals, f, "locals")
+    check_dtype(f, la, (ma.dtype,))
+    num_multipoles = _rows(f, ma, C, "(p+1)^2 coefficients a row")
+    num_locals = _rows(f, la, C, "(p+1)^2 coefficients a row, as multipoles")
+    sa = inspect(src, f, "src")
+    ta = inspect(tgt, f, "tgt")
+    for a in (sa, ta):
+        check_dtype(f, a, ("int32",))
+        if len(a.shape) != 1:
+            raise ValueError(f"wham.{f}: {a.name} must be 1-D [num_pairs]; got shape {tuple(a.shape)}")
+    num_pairs = sa.shape[0]
+    if ta.shape[0] != num_pairs:
+        raise ValueError(f"wham.{f}: src has {num_pairs} pairs, tgt {ta.shape[0]}")
+    _int(f, "num_pairs", num_pairs, 0, 0x7fffffff * 32)
+    if num_pairs:
+        _int(f, "rows of multipoles", num_multipoles, 1, MAX_ROWS)
+        _int(f, "rows of locals", num_locals, 1, MAX_ROWS)
+    check_writable(f, la)
+    arrays = [ma, sa, ta] + extra + [la]
+    for a in arrays:
+        check_aligned(f, a)
+    check_same_device(f, arrays)
+    for a in arrays[:-1]:
+        if _arrays.overlap(la, a):
+            raise ValueError(f"wham.{f}: locals overlaps {a.name}; it must be a buffer apart "
+                             "from every input")
+    return ma, sa, ta, la, p, code, num_pairs, num_multipoles, num_locals, arrays
+
+
+def m2l_accumulate(multipoles, deltas, src, tgt, locals, p=None, method="automatic"):
+    """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]) for every pair i.
+
+    multipoles: complex64/complex128 [num_multipoles, (p+1)^2] (any [..., (p+1)^2] is read
+                as rows).
+    deltas:     float32/float64 [num_pairs, 3], target minus source centre of each pair.
+    src, tgt:   int32 [num_pairs] row indices. A pair with src or tgt out of range adds
+                nothing (check_interaction_list counts them).
+    locals:     [num_locals, (p+1)^2], multipoles' dtype, ADDED TO IN PLACE (zero it for a
+                fresh sum); must not overlap any input.
+    method:     "automatic" (= atomic), "atomic" (any pair order, agrees to rounding run to
+                run) or "deterministic" (each target's pairs contiguous; bitwise reproducible).
+    Returns locals.
+    """
+    f = "m2l_accumulate"
+    da = inspect(deltas, f, "deltas")
+    ma, sa, ta, la, p, code, pairs, nm, nl, arrays = _list(f, multipoles, src, tgt, locals, p,
+                                                          method, [da])
+    _geometry(f, da, ma.dtype)
+    if tuple(da.shape) != (pairs, 3):
+        raise ValueError(f"wham.{f}: deltas has shape {tuple(da.shape)}; expected ({pairs}, 3)")
+    with Launch(ma, arrays) as launch:
+        if pairs:
+            call("wham_m2l_accumulate_" + _SUFFIX[ma.dtype], ma.ptr, da.ptr, sa.ptr, ta.ptr,
+                 la.ptr, p, pairs, nm, nl, code, launch.stream)
+    return locals
+
+
+def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p=None, method="automatic"):
+    """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], centers[tgt[i]] - centers[src[i]]).
+
+    centers: float32/float64 [R, 3] cell centres with R >= max(num_multipoles, num_locals)
+             (a source row and a target row with one index are one cell). Everything else
+             as m2l_accumulate. Returns locals.
+    """
+    f = "m2l_accumulate_centers"
+    ca = inspect(centers, f, "centers")
+    ma, sa, ta, la, p, code, pairs, nm, nl, arrays = _list(f, multipoles, src, tgt, locals, p,
+                                                          method, [ca])
+    _geometry(f, ca, ma.dtype)
+    rows = _rows(f, ca, 3, "x, y, z a cell")
+    if len(ca.shape) != 2 or rows < max(nm, nl):
+        raise ValueError(f"wham.{f}: centers has shape {tuple(ca.shape)}; expected "
+                         f"[R, 3] with R >= max(num_multipoles, num_locals) = {max(nm, nl)}")
+    with Launch(ma, arrays) as launch:
+        if pairs:
+            call("wham_m2l_accumulate_centers_" + _SUFFIX[ma.dtype], ma.ptr, ca.ptr, sa.ptr,
+                 ta.ptr, la.ptr, p, pairs, nm, nl, code, launch.stream)
+    return locals
+
+
+def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=None,
+                           method="automatic", grouped=False):
+    """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], class_deltas[cls[i]]).
+
+    class_deltas: float32/float64 [num_classes, 3], 1 <= num_classes <= 1024 (a uniform
+                  octree level has 316 classes).
+    cls:          int32 [num_pairs] class of each pair (out of range: NaN in that target).
+    grouped:      True when each class's pairs are contiguous: runs
+                  m2l_accumulate_class_groups (each class's operator made once and applied to
+                  many pairs; atomic, so method must be "automatic" or "atomic").
+    Everything else as m2l_accumulate. Returns locals.
+    """
+    f = "m2l_accumulate_classes"
+    ka = inspect(class_deltas, f, "class_deltas")
+    ca = inspect(cls, f, "cls")
+    ma, sa, ta, la, p, code, pairs, nm, nl, arrays = _list(f, multipoles, src, tgt, locals, p,
+                                                          method, [ka, ca])
+    _geometry(f, ka, ma.dtype)
+    if len(ka.shape) != 2 or ka.shape[1] != 3:
+        raise ValueError(f"wham.{f}: class_deltas must have shape [num_classes, 3]; got "
+                         f"{tuple(ka.shape)}")
+    num_classes = _int(f, "num_classes (rows of class_deltas)", ka.shape[0], 1, MAX_CLASSES)
+    check_dtype(f, ca, ("int32",))
+    if tuple(ca.shape) != (pairs,):
+        raise ValueError(f"wham.{f}: cls has shape {tuple(ca.shape)}; expected ({pairs},), one "
+                         "class a pair")
+    if grouped and code == 2:
+        raise ValueError(f"wham.{f}: grouped=True accumulates with atomics; method must be "
+                         "'automatic' or 'atomic'")
+    with Launch(ma, arrays) as launch:
+        if pairs and grouped:
+            call("wham_m2l_accumulate_class_groups_" + _SUFFIX[ma.dtype], ma.ptr, ka.ptr,
+                 ca.ptr, sa.ptr, ta.ptr, la.ptr, p, pairs, num_classes, nm, nl, launch.stream)
+        elif pairs:
+            call("wham_m2l_accumulate_classes_" + _SUFFIX[ma.dtype], ma.ptr, ka.ptr, ca.ptr,
+                 sa.ptr, ta.ptr, la.ptr, p, pairs, num_classes, nm, nl, code, launch.stream)
+    return locals
+
+
+def check_interaction_list(src, tgt, num_multipoles, num_locals, cls=None, num_classes=None,
+                           out=None):
+    """Counts the pairs the accumulate forms skip: src[i] outside 0..num_multipoles-1, tgt[i]
+    outside 0..num_locals-1, or (with cls) cls[i] outside 0..num_classes-1.
+
+    src, tgt, cls: int32 [num_pairs] on the GPU.
+    out:  None: the count is returned as a Python int (this waits for the GPU). Else a
+          one-element int64 or uint64 GPU array the count is written to, stream-ordered
+          (set, not added to); out is returned without waiting.
+    """
+    f = "check_interaction_list"
+    sa = inspect(src, f, "src")
+    ta = inspect(tgt, f, "tgt")
+    arrays = [sa, ta]
+    for a in arrays:
+        check_dtype(f, a, ("int32",))
+        if len(a.shape) != 1:
+            raise ValueError(f"wham.{f}: {a.name} must be 1-D [num_pairs]; got shape {tuple(a.shape)}")
+    pairs = sa.shape[0]
+    if ta.shape[0] != pairs:
+        raise ValueError(f"wham.{f}: src has {pairs} pairs, tgt {ta.shape[0]}")
+    _int(f, "num_pairs", pairs, 0, 0x7fffffff * 32)
+    nm = _int(f, "num_multipoles", num_multipoles, 0, MAX_ROWS)
+    nl = _int(f, "num_locals", num_locals, 0, MAX_ROWS)
+    cptr, nc = None, 0
+    if cls is not None:
+        ca = inspect(cls, f, "cls")
+        check_dtype(f, ca, ("int32",))
+        if tuple(ca.shape) != (pairs,):
+            raise ValueError(f"wham.{f}: cls has shape {tuple(ca.shape)}; expected ({pairs},)")
+        if num_classes is None:
+            raise ValueError(f"wham.{f}: num_classes is needed with cls")
+        nc = _int(f, "num_classes", num_classes, 1, MAX_CLASSES)
+        arrays.append(ca)
+        cptr = ca.ptr
+    elif num_classes is not None:
+        raise ValueError(f"wham.{f}: num_classes given without cls")
+    for a in arrays:
+        check_aligned(f, a)
+    check_same_device(f, arrays)
+    with Launch(sa, arrays) as launch:
+        if out is None:
+            oa = launch.empty(f, "out", (1,), "int64")
+        else:
+            oa = inspect(out, f, "out", launch.stream)
+            check_dtype(f, oa, ("int64", "uint64"))
+            if oa.size != 1:
+                raise ValueError(f"wham.{f}: out must hold one element; got shape {tuple(oa.shape)}")
+            check_writable(f, oa)
+            check_aligned(f, oa)
+        call("wham_check_interaction_list", sa.ptr, ta.ptr, cptr, pairs, nm, nl, nc, oa.ptr,
+             launch.stream)
+    return int(oa.obj[0]) if out is None else out

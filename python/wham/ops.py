@@ -1,0 +1,231 @@
+"""wham's operators on GPU arrays of any framework (PyTorch, CuPy, JAX, Numba, ...).
+
+Every function checks its arguments in Python first (TypeError for a wrong kind of object
+or dtype, ValueError for shapes, layouts and ranges; none of these needs the library or a
+GPU), then calls libwham.so, whose own checks raise `wham.InvalidArgument` (a ValueError)
+and CUDA failures `wham.CudaError`. Work is enqueued on the framework's current stream
+(see `_frameworks.py`; JAX: synchronous) and, except for JAX, not waited for.
+Outputs are new arrays of the first argument's framework unless `out=` is given; they
+never alias an input unless the function says so.
+"""
+
+import math
+
+from . import _arrays
+from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
+from ._frameworks import Launch
+from ._lib import call
+
+FWHT_PATHS = {"automatic": 0, "fused": 1, "kronecker": 2, "baseline": 3}
+IQP_VARIANTS = {"iqp": 0, "iqp_z": 1}
+IQP_PATHS = {"automatic": 0, "fused": 1, "kronecker": 2, "baseline": 3, "product": 4}
+M2L_PATHS = {"automatic": 0, "thread": 1, "warp": 2, "split": 3, "direct": 4, "tensor": 5}
+ACCUMULATE_METHODS = {"automatic": 0, "atomic": 1, "deterministic": 2}
+M2L_MAX_ORDER = {"float32": 16, "float64": 20}
+MAX_CLASSES = 1024
+MAX_ROWS = 1 << 31
+
+_FLOATS = ("float32", "float64")
+_COMPLEX = ("complex64", "complex128")
+_SUFFIX = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
+
+
+def _choice(function, name, value, table):
+    try:
+        return table[value.lower()]
+    except (AttributeError, KeyError):
+        raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
+                         + ", ".join(repr(k) for k in table) + ")") from None
+
+
+def _int(function, name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = value.__index__()
+        except AttributeError:
+            raise TypeError(f"wham.{function}: {name} must be an integer; got {value!r}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"wham.{function}: {name} = {value} is invalid (valid: {lo}..{hi})")
+    return value
+
+
+def dtype_name(dtype):
+    """'complex64', ... from a string, a NumPy/CuPy/JAX dtype or scalar type, or a torch.dtype."""
+    if isinstance(dtype, str):
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[6:]
+    name = getattr(dtype, "name", None)  # numpy.dtype
+    if isinstance(name, str):
+        return name
+    import numpy
+    return numpy.dtype(dtype).name
+
+
+def _output(function, launch, out, shape, dtype, inputs):
+    """The output `Array`: `out` checked (shape, dtype, writable, no overlap), or a new one."""
+    if out is None:
+        return launch.empty(function, "out", shape, dtype)
+    o = inspect(out, function, "out", launch.stream)
+    check_dtype(function, o, (dtype,))
+    if tuple(o.shape) != tuple(shape):
+        raise ValueError(f"wham.{function}: out has shape {tuple(o.shape)}; expected {tuple(shape)}")
+    check_writable(function, o)
+    check_aligned(function, o)
+    check_same_device(function, inputs + [o])
+    for a in inputs:
+        if _arrays.overlap(o, a):
+            raise ValueError(f"wham.{function}: out overlaps {a.name}; pass a separate buffer")
+    return o
+
+
+# ---- sizes -----------------------------------------------------------------------------
+
+def iqp_num_params(num_qubits, variant="iqp"):
+    """Parameters a sample: n for 'iqp_z', n + n(n-1)/2 for 'iqp' (1 <= n <= 30)."""
+    n = _int("iqp_num_params", "num_qubits", num_qubits, 1, 30)
+    v = _choice("iqp_num_params", "variant", variant, IQP_VARIANTS)
+    return n + n * (n - 1) // 2 if v == 0 else n
+
+
+def m2l_num_coeffs(p):
+    """Coefficients of an order-p expansion, (p+1)^2 (0 <= p <= 46339)."""
+    p = _int("m2l_num_coeffs", "p", p, 0, 46339)
+    return (p + 1) * (p + 1)
+
+
+def _qubits_from_params(function, count, variant):
+    """n such that iqp_num_params(n, variant) == count, or None."""
+    if variant == 1:
+        return count if 1 <= count <= 30 else None
+    n = (math.isqrt(8 * count + 1) - 1) // 2  # n(n+1)/2 = count
+    return n if 1 <= n <= 30 and n * (n + 1) // 2 == count else None
+
+
+def _order_from_coeffs(function, name, count, p, real):
+    q = math.isqrt(count) - 1
+    if count < 1 or (q + 1) * (q + 1) != count:
+        raise ValueError(f"wham.{function}: the last dimension of {name} is {count}, not a "
+                         "coefficient count (p+1)^2")
+    if p is not None and _int(function, "p", p, 0, 46339) != q:
+        raise ValueError(f"wham.{function}: p = {p} needs {(p + 1) ** 2} coefficients a row; "
+                         f"{name} has {count}")
+    _int(function, "p", q, 0, M2L_MAX_ORDER[real])
+    return q
+
+
+# ---- Walsh-Hadamard transform -------------------------------------------------------------
+
+def fwht(x, scale=1.0, out=None, path="automatic"):
+    """Batched Walsh-Hadamard transform of the rows of `x` (the last dimension).
+
+        out[..., k] = scale * sum_j x[..., j] * (-1)^popcount(j & k)
+
+    x:     float32, float64, complex64 or complex128, C-contiguous, last dimension a power
+           of two 2^log_n (1 .. 2^30); every leading dimension is batch.
+    scale: a number, or "orthonormal" for 2^(-log_n/2). Applied in the element's real
+           precision (float32 for float32 and complex64).
+    out:   None (a new array like x), or an array of x's shape and dtype; `out=x` transforms
+           in place. Any other overlap with x is refused.
+    path:  "automatic", "fused", "kronecker" or "baseline" (README: what automatic picks).
+    Returns out. The transform is its own inverse up to scale: fwht(fwht(x, s), 1/(s 2^log_n)) == x.
+    PyTorch tensors that require grad go through torch.ops.wham.fwht (differentiable).
+    """
+    f = "fwht"
+    if _needs_autograd(x, out):
+        from . import torch_ops
+        return torch_ops.fwht(x, scale, path)
+    xa = inspect(x, f, "x")
+    check_dtype(f, xa, _FLOATS + _COMPLEX)
+    if not xa.shape:
+        raise ValueError(f"wham.{f}: x must have at least one dimension (rows are the last)")
+    n = xa.shape[-1]
+    if n < 1 or n & (n - 1) or n > 1 << 30:
+        raise ValueError(f"wham.{f}: the last dimension of x is {n}; it must be a power of two "
+                         "from 1 to 2^30")
+    log_n = n.bit_length() - 1
+    if isinstance(scale, str):
+        if scale != "orthonormal":
+            raise ValueError(f"wham.{f}: scale = {scale!r} is invalid (a number or 'orthonormal')")
+        scale = 2.0 ** (-log_n / 2)
+    scale = float(scale)
+    code = _choice(f, "path", path, FWHT_PATHS)
+    check_aligned(f, xa)
+    with Launch(xa, [xa]) as launch:
+        if out is x:
+            oa = xa
+            check_writable(f, oa)
+        else:
+            oa = _output(f, launch, out, xa.shape, xa.dtype, [xa])
+        batch = xa.size // n
+        if batch:
+            call("wham_fwht_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, log_n, batch, scale, code,
+                 launch.stream)
+    return oa.obj
+
+
+def _needs_autograd(x, out):
+    if out is not None or _arrays.framework_of(x) != "torch":
+        return False
+    import torch
+    return bool(getattr(x, "requires_grad", False)) and torch.is_grad_enabled()
+
+
+# ---- IQP encoding ---------------------------------------------------------------------------
+
+def iqp_encode(params, num_qubits=None, variant="iqp", out=None, dtype=None, path="automatic"):
+    """IQP states H^n diag(exp(i theta)) H^n |0> of a batch of parameter vectors.
+
+    params:     float32 or float64, shape [..., P] (1-D: one sample), C-contiguous, where
+                P = iqp_num_params(n, variant): a_0..a_{n-1}, then for 'iqp' J_ij for i < j
+                in the order (0,1), (0,2), ..., (0,n-1), (1,2), ..., (n-2,n-1).
+                theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j, x_i = bit i of x.
+    num_qubits: n, 1..30; None infers it from P.
+    variant:    "iqp" (with pair couplings) or "iqp_z" (a_i only).
+    out:        None, or a C-contiguous complex array of shape [..., 2^n].
+    dtype:      the states' type, "complex64" or "complex128" (also NumPy/torch dtypes);
+                default: out's, else complex64 for float32 params and complex128 for float64.
+                Phases are formed in double in every case.
+    path:       "automatic", "fused", "kronecker", "baseline" or "product" (iqp_z only).
+    Returns the states, shape params.shape[:-1] + (2^n,); qubit i is bit i of the index.
+    """
+    f = "iqp_encode"
+    v = _choice(f, "variant", variant, IQP_VARIANTS)
+    code = _choice(f, "path", path, IQP_PATHS)
+    if code == 4 and v != 1:
+        raise ValueError(f"wham.{f}: path 'product' serves variant 'iqp_z' only")
+    pa = inspect(params, f, "params")
+    check_dtype(f, pa, _FLOATS)
+    if not pa.shape:
+        raise ValueError(f"wham.{f}: params must have at least one dimension ([..., num_params])")
+    count = pa.shape[-1]
+    if num_qubits is None:
+        n = _qubits_from_params(f, count, v)
+        if n is None:
+            raise ValueError(f"wham.{f}: params has {count} values a sample, which is "
+                             f"iqp_num_params(n, {variant!r}) for no n in 1..30")
+    else:
+        n = _int(f, "num_qubits", num_qubits, 1, 30)
+        if iqp_num_params(n, variant) != count:
+            raise ValueError(f"wham.{f}: params has {count} values a sample; {n} qubits "
+                             f"({variant!r}) need {iqp_num_params(n, variant)}")
+    if dtype is not None:
+        dtype = dtype_name(dtype)
+        if dtype not in _COMPLEX:
+            raise TypeError(f"wham.{f}: dtype = {dtype} is invalid (complex64 or complex128)")
+    elif out is not None:
+        dtype = inspect(out, f, "out").dtype
+        if dtype not in _COMPLEX:
+            raise TypeError(f"wham.{f}: out has dtype {dtype}; expected complex64 or complex128")
+    else:
+        dtype = _arrays.COMPLEX_OF[pa.dtype]
+    check_aligned(f, pa)
+    shape = pa.shape[:-1] + (1 << n,)
+    with Launch(pa, [pa]) as launch:
+        oa = _output(f, launch, out, shape, dtype, [pa])
+        batch = pa.size // count
+        if batch:
+            call(f"wham_iqp_encode_{_SUFFIX[pa.dtype]}_{_SUFFIX[dtype]}", pa.ptr, oa.ptr, n,
+                 batch, v, code, launch.stream)
+    return oa.obj
