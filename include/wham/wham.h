@@ -8,6 +8,8 @@
  *     are interleaved (real, imaginary) pairs: wham_complex64 / wham_complex128, the layout
  *     of cuda::std::complex<float|double>, std::complex and C99 float/double _Complex.
  *   - Sizes and counts are int64_t; orders, qubit counts and enumerations int32_t.
+ *   - Calls run on the calling thread's current device (cudaSetDevice, or the framework's
+ *     device guard); every pointer and the stream must belong to it.
  *   - Work is enqueued on `stream` (NULL: the legacy default stream) and nothing else; no
  *     function allocates or synchronises, so calls may be recorded in a CUDA graph.
  *   - Every function returns a wham_status. On an error nothing has been enqueued, and
@@ -26,6 +28,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The version this header belongs to (CMake's project version; a test keeps them equal). */
+#define WHAM_VERSION_MAJOR 0
+#define WHAM_VERSION_MINOR 3
+#define WHAM_VERSION_PATCH 0
+#define WHAM_VERSION_STRING "0.3.0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +61,8 @@ typedef enum {
  * this thread's next wham call. */
 const char* wham_last_error(void);
 
-/* The library's version, "MAJOR.MINOR.PATCH". */
+/* The library's version, "MAJOR.MINOR.PATCH": a caller may compare it with the header's
+ * WHAM_VERSION_STRING. */
 const char* wham_version(void);
 
 /* ---- Walsh-Hadamard transform (wham/fwht.cuh) ---------------------------------------- */

@@ -38,6 +38,7 @@ int main(void) {
 
   EXPECT(strcmp(wham_last_error(), "") == 0);
   EXPECT(strcmp(wham_version(), WHAM_EXPECTED_VERSION) == 0);
+  EXPECT(strcmp(WHAM_VERSION_STRING, WHAM_EXPECTED_VERSION) == 0);
 
   /* Walsh-Hadamard transform */
   EXPECT_INVALID(wham_fwht_f32(NULL, NULL, 31, 1, 1.0f, WHAM_FWHT_AUTOMATIC, NULL), "log_n");
