@@ -39,10 +39,16 @@ for b in "$stage"/bench/bench_* "$stage"/bench/wham_traffic; do
     [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
-# libwham.so beside the C interface's tests (RPATH $ORIGIN).
-if [ -e "$build/src/libwham.so" ] && [ -d "$stage/tests/capi" ]; then
-  cp "$build/src/libwham.so" "$stage/tests/capi/"
+# libwham.so where the build has it (the Python tests' WHAM_LIBRARY), linked beside the C
+# interface's tests (RPATH $ORIGIN); the Python package and its tests, whose ctest entry
+# names the source tree (gpu-check.sh points it at the stage: .source_root).
+if [ -e "$build/src/libwham.so" ]; then
+  mkdir -p "$stage/src"
+  cp "$build/src/libwham.so" "$stage/src/"
+  [ -d "$stage/tests/capi" ] && ln -sf ../../src/libwham.so "$stage/tests/capi/libwham.so"
 fi
+(cd "$here" && tar -cf - --exclude=__pycache__ --exclude=.pytest_cache python) | tar -xf - -C "$stage"
+echo "$here" > "$stage/.source_root"
 cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" \
   "$here/scripts/traffic.sh" "$here/scripts/traffic.py" "$here/bench/plot.py" "$stage/"
 echo "$build" > "$stage/.build_root"

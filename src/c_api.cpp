@@ -63,7 +63,7 @@ extern "C" {
 
 const char* wham_last_error(void) { return wham::c::last_error().c_str(); }
 
-const char* wham_version(void) { return WHAM_VERSION_STRING; }
+const char* wham_version(void) { return WHAM_LIBRARY_VERSION; }
 
 // ---- Walsh-Hadamard transform ----------------------------------------------------------
 
