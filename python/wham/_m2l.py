@@ -29,6 +29,16 @@ def _geometry(function, a, coeff_dtype):
     check_aligned(function, a)
 
 
+def _multipoles(f, multipoles, p, shape):
+    """The multipole array every M2L form takes: its Array, coefficients a row and order."""
+    ma = inspect(multipoles, f, "multipoles")
+    check_dtype(f, ma, _COMPLEX)
+    if not ma.shape:
+        raise ValueError(f"wham.{f}: multipoles must have shape {shape}")
+    C = ma.shape[-1]
+    return ma, C, _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+
+
 def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
     """locals[..., :] = M2L_p(multipoles[..., :], deltas[..., :]), pair by pair.
 
@@ -43,12 +53,7 @@ def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
     Returns the local expansions, multipoles' shape and dtype.
     """
     f = "m2l"
-    ma = inspect(multipoles, f, "multipoles")
-    check_dtype(f, ma, _COMPLEX)
-    if not ma.shape:
-        raise ValueError(f"wham.{f}: multipoles must have shape [..., (p+1)^2]")
-    C = ma.shape[-1]
-    p = _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+    ma, C, p = _multipoles(f, multipoles, p, "[..., (p+1)^2]")
     code = _choice(f, "path", path, M2L_PATHS)
     da = inspect(deltas, f, "deltas")
     _geometry(f, da, ma.dtype)
@@ -68,12 +73,7 @@ def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
 
 def _list(f, multipoles, src, tgt, locals, p, method, extra):
     """The checks every accumulate form shares; returns the Arrays and sizes."""
-    ma = inspect(multipoles, f, "multipoles")
-    check_dtype(f, ma, _COMPLEX)
-    if not ma.shape:
-        raise ValueError(f"wham.{f}: multipoles must have shape [num_multipoles, (p+1)^2]")
-    C = ma.shape[-1]
-    p = _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+    ma, C, p = _multipoles(f, multipoles, p, "[num_multipoles, (p+1)^2]")
     code = _choice(f, "method", method, ACCUMULATE_METHODS)
     la = inspect(locals, f, "locals")
     check_dtype(f, la, (ma.dtype,))
