@@ -5,6 +5,7 @@
 #pragma GCC visibility pop
 
 #include <wham/prebuilt.hpp>
+#include <wham/reference/fwht.hpp>
 
 #include "c_guard.hpp"
 
@@ -34,6 +35,19 @@ static_assert(WHAM_FWHT_BASELINE == int(wham::fwht_path::baseline) &&
                   WHAM_ACCUMULATE_DETERMINISTIC == int(wham::m2l_accumulate_method::deterministic),
               "wham.h's enumerations must match the C++ enums");
 
+static_assert(sizeof(wham_float16) == sizeof(__half) &&
+                  sizeof(wham_bfloat16) == sizeof(__nv_bfloat16),
+              "wham_float16 and wham_bfloat16 must have __half's and __nv_bfloat16's layout");
+static_assert(WHAM_HADAMARD_QUAROT == int(wham::hadamard_matrices::quarot),
+              "wham.h's enumerations must match the C++ enums");
+
+const __half* cpp(const wham_float16* p) { return reinterpret_cast<const __half*>(p); }
+__half* cpp(wham_float16* p) { return reinterpret_cast<__half*>(p); }
+const __nv_bfloat16* cpp(const wham_bfloat16* p) {
+  return reinterpret_cast<const __nv_bfloat16*>(p);
+}
+__nv_bfloat16* cpp(wham_bfloat16* p) { return reinterpret_cast<__nv_bfloat16*>(p); }
+wham::hadamard_matrices matrices_of(int32_t v) { return static_cast<wham::hadamard_matrices>(v); }
 const c64* cpp(const wham_complex64* p) { return reinterpret_cast<const c64*>(p); }
 c64* cpp(wham_complex64* p) { return reinterpret_cast<c64*>(p); }
 const c128* cpp(const wham_complex128* p) { return reinterpret_cast<const c128*>(p); }
@@ -84,6 +98,84 @@ wham_status wham_fwht_c128(const wham_complex128* in, wham_complex128* out, int3
                            int64_t batch, double scale, int32_t path, wham_stream stream) {
   return guarded(
       [&] { wham::fwht(cpp(in), cpp(out), log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+
+wham_status wham_fwht_f16(const wham_float16* in, wham_float16* out, int32_t log_n, int64_t batch,
+                          float scale, int32_t path, wham_stream stream) {
+  return guarded(
+      [&] { wham::fwht(cpp(in), cpp(out), log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+wham_status wham_fwht_bf16(const wham_bfloat16* in, wham_bfloat16* out, int32_t log_n,
+                           int64_t batch, float scale, int32_t path, wham_stream stream) {
+  return guarded(
+      [&] { wham::fwht(cpp(in), cpp(out), log_n, batch, scale, stream, fwht_path_of(path)); });
+}
+
+// ---- Hadamard transform of m * 2^k rows ------------------------------------------------
+
+wham_status wham_hadamard_matrix(int32_t m, int32_t matrices, int8_t* entries) {
+  return guarded([&] {
+    if (m != 12 && m != 20 && m != 28 && m != 40) {
+      wham::detail::throw_invalid_argument("hadamard_matrix", "m", m, "12, 20, 28 or 40");
+    }
+    wham::detail::check_enum(
+        "hadamard_matrix", "matrices", matrices_of(matrices), wham::detail::hadamard_matrices_count,
+        "WHAM_HADAMARD_FAST_HADAMARD_TRANSFORM (0) or WHAM_HADAMARD_QUAROT (1)");
+    wham::c::check_out("hadamard_matrix", "entries", entries);
+    for (int a = 0; a < m; ++a) {
+      for (int j = 0; j < m; ++j) {
+        entries[a * m + j] =
+            static_cast<int8_t>(wham::reference::hadamard_entry(m, matrices_of(matrices), a, j));
+      }
+    }
+  });
+}
+
+wham_status wham_hadamard_f32(const float* in, float* out, int32_t m, int32_t log_k, int64_t batch,
+                              float scale, int32_t matrices, int32_t transpose,
+                              wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(in, out, m, log_k, batch, scale, stream, matrices_of(matrices), transpose != 0);
+  });
+}
+wham_status wham_hadamard_f64(const double* in, double* out, int32_t m, int32_t log_k,
+                              int64_t batch, double scale, int32_t matrices, int32_t transpose,
+                              wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(in, out, m, log_k, batch, scale, stream, matrices_of(matrices), transpose != 0);
+  });
+}
+wham_status wham_hadamard_c64(const wham_complex64* in, wham_complex64* out, int32_t m,
+                              int32_t log_k, int64_t batch, float scale, int32_t matrices,
+                              int32_t transpose, wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(cpp(in), cpp(out), m, log_k, batch, scale, stream, matrices_of(matrices),
+                   transpose != 0);
+  });
+}
+wham_status wham_hadamard_c128(const wham_complex128* in, wham_complex128* out, int32_t m,
+                               int32_t log_k, int64_t batch, double scale, int32_t matrices,
+                               int32_t transpose, wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(cpp(in), cpp(out), m, log_k, batch, scale, stream, matrices_of(matrices),
+                   transpose != 0);
+  });
+}
+wham_status wham_hadamard_f16(const wham_float16* in, wham_float16* out, int32_t m, int32_t log_k,
+                              int64_t batch, float scale, int32_t matrices, int32_t transpose,
+                              wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(cpp(in), cpp(out), m, log_k, batch, scale, stream, matrices_of(matrices),
+                   transpose != 0);
+  });
+}
+wham_status wham_hadamard_bf16(const wham_bfloat16* in, wham_bfloat16* out, int32_t m,
+                               int32_t log_k, int64_t batch, float scale, int32_t matrices,
+                               int32_t transpose, wham_stream stream) {
+  return guarded([&] {
+    wham::hadamard(cpp(in), cpp(out), m, log_k, batch, scale, stream, matrices_of(matrices),
+                   transpose != 0);
+  });
 }
 
 // ---- IQP encoding ----------------------------------------------------------------------

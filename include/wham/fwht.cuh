@@ -5,11 +5,14 @@
 ///
 ///     out[b][k] = scale * sum_x in[b][x] * (-1)^popcount(x & k)
 ///
-/// Element types: float, double, cuda::std::complex<float>, cuda::std::complex<double>.
+/// Element types: float, double, cuda::std::complex<float>, cuda::std::complex<double>,
+/// __half and __nv_bfloat16.
 /// In place (`in == out`) and out of place (the buffers must not otherwise overlap:
 /// a partial overlap throws wham::error).
 /// `scale = 2^(-log_n / 2)` gives the orthonormal transform. Arithmetic is in the
-/// element's own precision.
+/// element's own precision, but for __half and __nv_bfloat16, whose rows are widened to
+/// float on the load and rounded to nearest once on each store to memory: once for rows
+/// on chip (fused), once a pass for the kronecker path (docs/specs/fwht.md has the bound).
 ///
 /// Paths (one kernel family; `automatic` picks from log_n, T, batch and the device):
 ///   - fused:     whole rows on chip, one read and one write. One block a row up to
@@ -65,15 +68,16 @@ namespace wham {
 /// Whether `path` serves rows of 2^log_n elements of T on the current device.
 template <class T>
 bool fwht_path_serves(fwht_path path, int log_n) {
+  using V = detail::wht::compute_t<T>;
   if (log_n < 0 || log_n > 30) return false;
   switch (path) {
     case fwht_path::automatic:
     case fwht_path::baseline:
       return true;
     case fwht_path::fused:
-      return log_n <= detail::wht::fused_cluster_max_log_n<T>();
+      return log_n <= detail::wht::fused_cluster_max_log_n<V>();
     case fwht_path::kronecker:
-      return detail::wht::kronecker_serves<T>(log_n);
+      return detail::wht::kronecker_serves<V>(log_n);
   }
   return false;
 }
@@ -81,7 +85,7 @@ bool fwht_path_serves(fwht_path path, int log_n) {
 /// Largest log_n the fused path serves for element type T on the current device.
 template <class T>
 int fwht_fused_max_log_n() {
-  return detail::wht::fused_cluster_max_log_n<T>();
+  return detail::wht::fused_cluster_max_log_n<detail::wht::compute_t<T>>();
 }
 
 /// Batched Walsh-Hadamard transform of `batch` rows of 2^log_n elements.
@@ -101,8 +105,10 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> sc
           cudaStream_t stream, fwht_path path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
                     std::is_same_v<T, cuda::std::complex<float>> ||
-                    std::is_same_v<T, cuda::std::complex<double>>,
-                "wham::fwht: T must be float, double or cuda::std::complex<float|double>");
+                    std::is_same_v<T, cuda::std::complex<double>> || std::is_same_v<T, __half> ||
+                    std::is_same_v<T, __nv_bfloat16>,
+                "wham::fwht: T must be float, double, cuda::std::complex<float|double>, __half "
+                "or __nv_bfloat16");
   detail::check_range("fwht", "log_n", log_n, 0, 30);
   // batch * 2^log_n * sizeof(T) bytes must fit in int64.
   detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);

@@ -7,7 +7,8 @@
 /// wham::wham_kernels:
 ///
 ///   - fwht, fwht_path_serves, fwht_fused_max_log_n: float, double,
-///     cuda::std::complex<float>, cuda::std::complex<double>
+///     cuda::std::complex<float>, cuda::std::complex<double>, __half, __nv_bfloat16
+///   - hadamard: the same six element types
 ///   - iqp_encode: parameters float or double x states cuda::std::complex<float|double>;
 ///     iqp_fused_max_qubits, iqp_automatic_path, iqp_path_serves: both state types
 ///   - m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
@@ -33,6 +34,14 @@ WHAM_INSTANTIATE_FWHT(extern template, float)
 WHAM_INSTANTIATE_FWHT(extern template, double)
 WHAM_INSTANTIATE_FWHT(extern template, cuda::std::complex<float>)
 WHAM_INSTANTIATE_FWHT(extern template, cuda::std::complex<double>)
+WHAM_INSTANTIATE_FWHT(extern template, __half)
+WHAM_INSTANTIATE_FWHT(extern template, __nv_bfloat16)
+WHAM_INSTANTIATE_HADAMARD(extern template, float)
+WHAM_INSTANTIATE_HADAMARD(extern template, double)
+WHAM_INSTANTIATE_HADAMARD(extern template, cuda::std::complex<float>)
+WHAM_INSTANTIATE_HADAMARD(extern template, cuda::std::complex<double>)
+WHAM_INSTANTIATE_HADAMARD(extern template, __half)
+WHAM_INSTANTIATE_HADAMARD(extern template, __nv_bfloat16)
 
 WHAM_INSTANTIATE_IQP_QUERIES(extern template, cuda::std::complex<float>)
 WHAM_INSTANTIATE_IQP_QUERIES(extern template, cuda::std::complex<double>)

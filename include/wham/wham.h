@@ -50,6 +50,15 @@ typedef struct {
   double re, im;
 } wham_complex128;
 
+/* IEEE binary16 (CUDA's __half) and bfloat16 (__nv_bfloat16) elements: their 16 bits. */
+typedef struct {
+  uint16_t bits;
+} wham_float16;
+
+typedef struct {
+  uint16_t bits;
+} wham_bfloat16;
+
 typedef enum {
   WHAM_SUCCESS = 0,
   WHAM_ERROR_INVALID_ARGUMENT = 1, /* an argument out of its documented range */
@@ -79,6 +88,41 @@ wham_status wham_fwht_c64(const wham_complex64* in, wham_complex64* out, int32_t
                           int64_t batch, float scale, int32_t path, wham_stream stream);
 wham_status wham_fwht_c128(const wham_complex128* in, wham_complex128* out, int32_t log_n,
                            int64_t batch, double scale, int32_t path, wham_stream stream);
+/* 16-bit rows: computed in float, rounded to nearest on each store. */
+wham_status wham_fwht_f16(const wham_float16* in, wham_float16* out, int32_t log_n, int64_t batch,
+                          float scale, int32_t path, wham_stream stream);
+wham_status wham_fwht_bf16(const wham_bfloat16* in, wham_bfloat16* out, int32_t log_n,
+                           int64_t batch, float scale, int32_t path, wham_stream stream);
+
+/* ---- Hadamard transform of rows of m * 2^k (wham/hadamard.cuh) ----------------------- */
+
+enum { WHAM_HADAMARD_FAST_HADAMARD_TRANSFORM = 0, WHAM_HADAMARD_QUAROT = 1 };
+
+/* out = scale * (H_m (x) H_(2^log_k)) (rows of in), H_m^T where transpose != 0: batch rows
+ * of m * 2^log_k elements, m in {1, 12, 20, 28, 40}, 0 <= log_k <= 25 (30 for m = 1);
+ * matrices: which published H_m (WHAM_HADAMARD_*); in place or apart, as wham_fwht_*. */
+/* H_m itself (host only, no GPU): entries[a * m + j] = H_m[a][j], +1 or -1, m in {12, 20,
+ * 28, 40}. For rotating weights offline with the matrices the transform uses. */
+wham_status wham_hadamard_matrix(int32_t m, int32_t matrices, int8_t* entries);
+
+wham_status wham_hadamard_f32(const float* in, float* out, int32_t m, int32_t log_k,
+                              int64_t batch, float scale, int32_t matrices, int32_t transpose,
+                              wham_stream stream);
+wham_status wham_hadamard_f64(const double* in, double* out, int32_t m, int32_t log_k,
+                              int64_t batch, double scale, int32_t matrices, int32_t transpose,
+                              wham_stream stream);
+wham_status wham_hadamard_c64(const wham_complex64* in, wham_complex64* out, int32_t m,
+                              int32_t log_k, int64_t batch, float scale, int32_t matrices,
+                              int32_t transpose, wham_stream stream);
+wham_status wham_hadamard_c128(const wham_complex128* in, wham_complex128* out, int32_t m,
+                               int32_t log_k, int64_t batch, double scale, int32_t matrices,
+                               int32_t transpose, wham_stream stream);
+wham_status wham_hadamard_f16(const wham_float16* in, wham_float16* out, int32_t m,
+                              int32_t log_k, int64_t batch, float scale, int32_t matrices,
+                              int32_t transpose, wham_stream stream);
+wham_status wham_hadamard_bf16(const wham_bfloat16* in, wham_bfloat16* out, int32_t m,
+                               int32_t log_k, int64_t batch, float scale, int32_t matrices,
+                               int32_t transpose, wham_stream stream);
 
 /* ---- IQP encoding (wham/iqp.cuh) ------------------------------------------------------- */
 

@@ -50,6 +50,45 @@ int main(void) {
   EXPECT_INVALID(wham_fwht_c128(misaligned, misaligned, 4, 1, 1.0, WHAM_FWHT_FUSED, NULL),
                  "in = an address 8 bytes past a multiple of 16");
 
+  EXPECT_INVALID(wham_fwht_f16(NULL, NULL, 31, 1, 1.0f, WHAM_FWHT_AUTOMATIC, NULL), "log_n");
+  EXPECT_INVALID(wham_fwht_bf16(NULL, NULL, 4, 1, 1.0f, 9, NULL), "path = 9");
+
+  /* Hadamard transform of m * 2^k rows */
+  EXPECT_INVALID(wham_hadamard_f32(NULL, NULL, 24, 3, 1, 1.0f, 0, 0, NULL), "m = 24");
+  EXPECT(strstr(wham_last_error(), "1, 12, 20, 28 or 40") != NULL);
+  EXPECT_INVALID(wham_hadamard_f64(NULL, NULL, 12, 26, 1, 1.0, 0, 0, NULL), "log_k = 26");
+  EXPECT_INVALID(wham_hadamard_c64(NULL, NULL, 20, 3, 0, 1.0f, 0, 0, NULL), "batch = 0");
+  EXPECT_INVALID(wham_hadamard_c128(NULL, NULL, 28, 3, 1, 1.0, 2, 0, NULL), "matrices = 2");
+  EXPECT_INVALID(wham_hadamard_f16(NULL, NULL, 40, 3, 1, 1.0f, 0, 1, NULL), "in = nullptr");
+  EXPECT_INVALID(wham_hadamard_bf16(NULL, NULL, 1, 31, 1, 1.0f, 0, 0, NULL), "log_k = 31");
+  {
+    /* H_m itself, host only: rows orthogonal, fast-hadamard-transform's H_12 symmetric,
+     * QuaRot's H_12 (Sloane's had.12) with a first row of one + and eleven -. */
+    int8_t h[40 * 40];
+    const int32_t orders[4] = {12, 20, 28, 40};
+    int i, set;
+    for (set = 0; set < 2; ++set) {
+      for (i = 0; i < 4; ++i) {
+        const int32_t m = orders[i];
+        int a, b, j, orthogonal = 1;
+        EXPECT(wham_hadamard_matrix(m, set, h) == WHAM_SUCCESS);
+        for (a = 0; a < m; ++a) {
+          for (b = 0; b < m; ++b) {
+            int dot = 0;
+            for (j = 0; j < m; ++j) dot += h[a * m + j] * h[b * m + j];
+            orthogonal = orthogonal && dot == (a == b ? m : 0);
+          }
+        }
+        EXPECT(orthogonal);
+      }
+    }
+    EXPECT(wham_hadamard_matrix(12, WHAM_HADAMARD_QUAROT, h) == WHAM_SUCCESS);
+    EXPECT(h[0] == 1 && h[1] == -1 && h[11] == -1 && h[12] == 1);
+    EXPECT_INVALID(wham_hadamard_matrix(16, WHAM_HADAMARD_QUAROT, h), "m = 16");
+    EXPECT_INVALID(wham_hadamard_matrix(12, 5, h), "matrices = 5");
+    EXPECT_INVALID(wham_hadamard_matrix(12, WHAM_HADAMARD_QUAROT, NULL), "entries = NULL");
+  }
+
   /* IQP encoding */
   EXPECT(wham_iqp_num_params(4, WHAM_IQP, &count) == WHAM_SUCCESS && count == 10);
   EXPECT(wham_iqp_num_params(30, WHAM_IQP_Z, &count) == WHAM_SUCCESS && count == 30);

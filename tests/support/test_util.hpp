@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cuda/std/complex>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +56,8 @@ inline double abs2(const std::complex<T>& v) {
 /// Every element type of the family, widened to std::complex<double>.
 inline std::complex<double> widen(double v) { return {v, 0.0}; }
 inline std::complex<double> widen(float v) { return {double(v), 0.0}; }
+inline std::complex<double> widen(__half v) { return {double(__half2float(v)), 0.0}; }
+inline std::complex<double> widen(__nv_bfloat16 v) { return {double(__bfloat162float(v)), 0.0}; }
 template <class T>
 inline std::complex<double> widen(const std::complex<T>& v) {
   return {double(v.real()), double(v.imag())};

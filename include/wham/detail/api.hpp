@@ -9,9 +9,12 @@
 /// entry point is at its definition in the public header.
 #pragma once
 
+#include <wham/detail/wht/hadamard_matrices.hpp>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -50,13 +53,32 @@ struct real_of<cuda::std::complex<T>> {
 };
 template <class T>
 using real_t = typename real_of<T>::type;
+/// The type the transform of rows of T computes in: float for the 16-bit floats (their
+/// rows are widened on the load and rounded once on each store), T itself otherwise.
+template <class T>
+struct compute_of {
+  using type = T;
+};
+template <>
+struct compute_of<__half> {
+  using type = float;
+};
+template <>
+struct compute_of<__nv_bfloat16> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename compute_of<T>::type;
+/// The real type that scales rows of T: real_t of the compute type.
+template <class T>
+using scale_t = real_t<compute_t<T>>;
 }  // namespace wht
 }  // namespace detail
 
-/// The type of fwht's `scale`: float for float and complex<float> rows, double for
-/// double and complex<double> rows.
+/// The type of fwht's `scale`: float for __half, __nv_bfloat16, float and complex<float>
+/// rows, double for double and complex<double> rows.
 template <class T>
-using fwht_scale_t = detail::wht::real_t<T>;
+using fwht_scale_t = detail::wht::scale_t<T>;
 
 template <class T>
 bool fwht_path_serves(fwht_path path, int log_n);
@@ -68,6 +90,16 @@ template <class T>
 void fwht(const T* in, T* out, int log_n, std::int64_t batch,
           fwht_scale_t<T> scale = fwht_scale_t<T>(1), cudaStream_t stream = 0,
           fwht_path path = fwht_path::automatic);
+
+// ---- Hadamard transform of m * 2^k rows (wham/hadamard.cuh) --------------------------------
+
+// hadamard_matrices: wham/detail/wht/hadamard_matrices.hpp.
+
+template <class T>
+void hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch,
+              fwht_scale_t<T> scale = fwht_scale_t<T>(1), cudaStream_t stream = 0,
+              hadamard_matrices matrices = hadamard_matrices::fast_hadamard_transform,
+              bool transpose = false);
 
 // ---- IQP encoding (wham/iqp.cuh) ----------------------------------------------------------
 

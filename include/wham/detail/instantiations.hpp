@@ -8,12 +8,18 @@
 
 // WHAM_INSTANTIATE_*(KIND, ...): KIND is `extern template` or `template`.
 
-/// fwht<T> and its queries; T is float, double, cuda::std::complex<float|double>.
+/// fwht<T> and its queries; T is float, double, cuda::std::complex<float|double>, __half or
+/// __nv_bfloat16.
 #define WHAM_INSTANTIATE_FWHT(KIND, T)                                                \
   KIND void ::wham::fwht<T>(const T*, T*, int, std::int64_t, ::wham::fwht_scale_t<T>, \
                             cudaStream_t, ::wham::fwht_path);                         \
   KIND bool ::wham::fwht_path_serves<T>(::wham::fwht_path, int);                      \
   KIND int ::wham::fwht_fused_max_log_n<T>();
+
+/// hadamard<T> (rows of m * 2^k); T as for fwht.
+#define WHAM_INSTANTIATE_HADAMARD(KIND, T)                                                   \
+  KIND void ::wham::hadamard<T>(const T*, T*, int, int, std::int64_t, ::wham::fwht_scale_t<T>, \
+                                cudaStream_t, ::wham::hadamard_matrices, bool);
 
 /// The queries of an IQP output type Out, cuda::std::complex<float|double>.
 #define WHAM_INSTANTIATE_IQP_QUERIES(KIND, Out)                                              \

@@ -1,7 +1,9 @@
 /// \file wham/reference/fwht.hpp
-/// \brief Host reference of the Walsh-Hadamard transform, in double
-/// (compiles without nvcc: plain C++17).
+/// \brief Host references of the Walsh-Hadamard transform and of the Hadamard transform of
+/// rows of m * 2^k (wham::hadamard), in double (compiles without nvcc: plain C++17).
 #pragma once
+
+#include <wham/detail/wht/hadamard_matrices.hpp>
 
 #include <complex>
 #include <cstddef>
@@ -10,6 +12,8 @@
 #include <vector>
 
 namespace wham::reference {
+
+using wham::hadamard_matrices;
 
 /// In-place unnormalised WHT of one row of 2^log_n values, O(n 2^n):
 /// v[k] <- sum_x v[x] (-1)^popcount(x & k).
@@ -62,6 +66,70 @@ std::vector<D> fwht_batched(const T* in, int log_n, std::int64_t batch, double s
     D* row = out.data() + static_cast<std::size_t>(b) * n;
     fwht_inplace(row, log_n);
     for (std::size_t k = 0; k < n; ++k) row[k] *= scale;
+  }
+  return out;
+}
+
+/// Entry (a, j) of H_m (m in 12, 20, 28, 40) of the set `matrices`: +1 or -1.
+inline int hadamard_entry(int m, hadamard_matrices matrices, int a, int j) {
+  namespace t = wham::detail::wht;
+  const bool fht = matrices == hadamard_matrices::fast_hadamard_transform;
+  const std::uint64_t* rows = nullptr;
+  switch (m) {
+    case 12:
+      rows = fht ? t::hadamard_fast_hadamard_transform_12 : t::hadamard_quarot_12;
+      break;
+    case 20:
+      rows = fht ? t::hadamard_fast_hadamard_transform_20 : t::hadamard_quarot_20;
+      break;
+    case 28:
+      rows = fht ? t::hadamard_fast_hadamard_transform_28 : t::hadamard_quarot_28;
+      break;
+    case 40:
+      rows = fht ? t::hadamard_fast_hadamard_transform_40 : t::hadamard_quarot_40;
+      break;
+    default:
+      throw std::invalid_argument("hadamard_entry: m is 12, 20, 28 or 40");
+  }
+  return ((rows[a] >> j) & 1u) != 0 ? -1 : 1;
+}
+
+/// wham::hadamard's definition, batched: each row of m * 2^log_k values of `in` becomes
+/// scale * (H_m (x) H_(2^log_k)) row (H_m^T with `transpose`; m = 1: the WHT), computed
+/// in D (double or std::complex<double>): the WHT of each segment of 2^log_k, then H_m
+/// over each column.
+template <class D, class T>
+std::vector<D> hadamard_batched(
+    const T* in, int m, int log_k, std::int64_t batch, double scale = 1.0,
+    hadamard_matrices matrices = hadamard_matrices::fast_hadamard_transform,
+    bool transpose = false) {
+  const std::size_t seg = std::size_t(1) << log_k;
+  const std::size_t row = seg * static_cast<std::size_t>(m);
+  std::vector<D> out(row * static_cast<std::size_t>(batch));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = D(in[i]);
+  std::vector<D> column(static_cast<std::size_t>(m));
+  std::vector<int> h(static_cast<std::size_t>(m) * static_cast<std::size_t>(m), 1);
+  for (int a = 0; a < m && m > 1; ++a) {
+    for (int j = 0; j < m; ++j) {
+      h[static_cast<std::size_t>(a * m + j)] =
+          transpose ? hadamard_entry(m, matrices, j, a) : hadamard_entry(m, matrices, a, j);
+    }
+  }
+  for (std::int64_t b = 0; b < batch; ++b) {
+    D* r = out.data() + static_cast<std::size_t>(b) * row;
+    for (int a = 0; a < m; ++a) fwht_inplace(r + static_cast<std::size_t>(a) * seg, log_k);
+    for (std::size_t c = 0; c < seg && m > 1; ++c) {
+      for (int a = 0; a < m; ++a) {
+        D acc(0);
+        for (int j = 0; j < m; ++j) {
+          const D& x = r[static_cast<std::size_t>(j) * seg + c];
+          acc = h[static_cast<std::size_t>(a * m + j)] > 0 ? acc + x : acc - x;
+        }
+        column[static_cast<std::size_t>(a)] = acc;
+      }
+      for (int a = 0; a < m; ++a) r[static_cast<std::size_t>(a) * seg + c] = column[a];
+    }
+    for (std::size_t k = 0; k < row; ++k) r[k] *= scale;
   }
   return out;
 }

@@ -42,51 +42,63 @@ inline bool fused_pays(int log_n, std::int64_t rows) {
 /// else baseline.
 template <class T>
 inline fwht_path automatic_path(int log_n, std::int64_t batch) {
-  return fused_pays<T>(log_n, batch)  ? fwht_path::fused
-         : kronecker_serves<T>(log_n) ? fwht_path::kronecker
+  using V = compute_t<T>;
+  return fused_pays<V>(log_n, batch)  ? fwht_path::fused
+         : kronecker_serves<V>(log_n) ? fwht_path::kronecker
                                       : fwht_path::baseline;
 }
 
-/// The Kronecker split's plan for loaded rows of V from `in` to `out`: the middle plan
+/// The Kronecker split's plan for loaded rows of T from `in` to `out`: the middle plan
 /// wherever it serves (kronecker_plan.cuh has the figures), else a streamed stage 0 of
-/// kronecker_streamed_lo_bits where that serves, else the default plan.
-template <class V>
-inline kronecker_config loaded_rows_config(int log_n, const V* in, const V* out) {
+/// kronecker_streamed_lo_bits where that serves, else the default plan. Rows of the 16-bit
+/// floats take the default plan without clustered stages (their strided stages widen to
+/// float in the one-block schedule only).
+template <class T>
+inline kronecker_config loaded_rows_config(int log_n, const T* in, const T* out) {
   kronecker_config cfg;
-  cfg.middle = kronecker_middle_serves<V>(log_n, in, out);
-  if (!cfg.middle && std::is_same_v<V, float>) {
-    const int lo = kronecker_streamed_lo_bits(log_n);
-    if (lo != 0 && streamed_serves<V>(lo, in)) cfg.lo_bits = lo;
+  if constexpr (!std::is_same_v<T, compute_t<T>>) {
+    cfg.clusters = -1;
+  } else {
+    cfg.middle = kronecker_middle_serves<T>(log_n, in, out);
+    if (!cfg.middle && std::is_same_v<T, float>) {
+      const int lo = kronecker_streamed_lo_bits(log_n);
+      if (lo != 0 && streamed_serves<T>(lo, in)) cfg.lo_bits = lo;
+    }
   }
   return cfg;
 }
 
 /// The fused path for rows of 2^log_n (log_n at most fused_cluster_max_log_n): clusters
 /// beyond one block; rows shorter than a 16-byte vector packed; rows of 2^13 and longer
-/// streamed where the device and `in` allow; else the fused kernel.
-template <class V>
-inline void launch_fused_path(int log_n, std::int64_t batch, const V* in, V* out, real_t<V> scale,
+/// streamed where the device and `in` allow; else the fused kernel. The packed and
+/// streamed schedules move rows of their compute type only.
+template <class T>
+inline void launch_fused_path(int log_n, std::int64_t batch, const T* in, T* out, scale_t<T> scale,
                               cudaStream_t stream) {
-  const loaded_input<V, V> input{in};
-  const stored_output<V, V> output{out};
+  using V = compute_t<T>;
+  const loaded_input<T, V> input{in};
+  const stored_output<T, V> output{out};
   if (log_n > fused_max_log_n<V>()) {
-    launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
-  } else if (packed_serves<V>(log_n, in, out)) {
-    launch_packed<V>(log_n, in, out, batch, scale, stream);
-  } else if (streamed_serves<V>(log_n, in)) {
-    launch_streamed<V>(log_n, in, out, batch, scale, stream);
-  } else {
-    launch_fused<V>(log_n, batch, input, output, scale, stream);
+    return launch_cluster_beyond_block<V>(log_n, batch, input, output, scale, stream);
   }
+  if constexpr (std::is_same_v<T, V>) {
+    if (packed_serves<V>(log_n, in, out))
+      return launch_packed<V>(log_n, in, out, batch, scale, stream);
+    if (streamed_serves<V>(log_n, in)) {
+      return launch_streamed<V>(log_n, in, out, batch, scale, stream);
+    }
+  }
+  launch_fused<V>(log_n, batch, input, output, scale, stream);
 }
 
 /// Runs `path` (automatic resolved here) on arguments wham::fwht has checked; an
 /// explicit path that cannot serve log_n throws wham::error.
 template <class T>
-inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, real_t<T> scale,
+inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T> scale,
                      cudaStream_t stream, fwht_path path) {
+  using V = compute_t<T>;
   const device_scope device;  // one device lookup for the whole dispatch
-  const int max_fused = fused_cluster_max_log_n<T>();
+  const int max_fused = fused_cluster_max_log_n<V>();
   if (path == fwht_path::automatic) path = automatic_path<T>(log_n, batch);
   switch (path) {
     case fwht_path::fused:
@@ -97,15 +109,15 @@ inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, real_t<
       }
       return launch_fused_path<T>(log_n, batch, in, out, scale, stream);
     case fwht_path::kronecker:
-      if (!kronecker_serves<T>(log_n)) {
+      if (!kronecker_serves<V>(log_n)) {
         throw_invalid_argument("fwht", "log_n", log_n,
                                std::to_string(kronecker_min_log_n) + "..30 (kronecker path)");
       }
-      return launch_kronecker_config<T>(log_n, batch, loaded_input<T, T>{in},
-                                        stored_output<T, T>{out}, scale, stream,
+      return launch_kronecker_config<V>(log_n, batch, loaded_input<T, V>{in},
+                                        stored_output<T, V>{out}, scale, stream,
                                         loaded_rows_config<T>(log_n, in, out));
     case fwht_path::baseline:
-      return launch_baseline<T>(log_n, batch, loaded_input<T, T>{in}, stored_output<T, T>{out},
+      return launch_baseline<V>(log_n, batch, loaded_input<T, V>{in}, stored_output<T, V>{out},
                                 scale, stream);
     default:
       throw_invalid_argument("fwht", "path", static_cast<long long>(path),

@@ -66,11 +66,15 @@ inline void launch_kronecker_stage0(int lo, std::int64_t segments, Input input, 
 /// place, scaled: as clusters where the limits say so, streamed where that serves
 /// (float, 10 bits), else one block a tile.
 template <class T>
-inline void launch_strided_stage(int bits, T* data, std::int64_t total, int bit, real_t<T> scale,
+inline void launch_strided_stage(int bits, T* data, std::int64_t total, int bit, scale_t<T> scale,
                                  const strided_limits& lim, cudaStream_t stream) {
-  if (strided_stage_clustered(bits, lim)) {
-    return launch_strided_cluster<T, strided_cluster_part_bits>(bits, data, total, bit, scale,
-                                                                stream);
+  // The clustered stage moves elements of their compute type only (loaded_rows_config
+  // turns it off for the 16-bit floats).
+  if constexpr (std::is_same_v<T, compute_t<T>>) {
+    if (strided_stage_clustered(bits, lim)) {
+      return launch_strided_cluster<T, strided_cluster_part_bits>(bits, data, total, bit, scale,
+                                                                  stream);
+    }
   }
   if constexpr (std::is_same_v<T, float>) {
     if (strided_streamed_serves<T>(bits, data)) {
@@ -113,7 +117,7 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
     middle = cfg.middle && kronecker_middle_serves<V>(log_n, input.in, output.out, cfg);
   }
 
-  using RO = real_t<Out>;
+  using RO = scale_t<Out>;
   const RO out_scale = static_cast<RO>(scale);
   for (std::int64_t r0 = 0; r0 < batch; r0 += rows_per_chunk) {
     const std::int64_t rows = std::min(rows_per_chunk, batch - r0);

@@ -9,8 +9,10 @@
 /// kronecker_index.hpp's, which the CPU tests replay.
 ///
 /// Precision: the intermediate between stages is stored in the output's element type,
-/// and the strided stages compute in it (complex64 output from a complex128 stage 0
-/// rounds once to float between stages: far inside the complex64 tolerance).
+/// and the strided stages compute in its compute type (compute_t: float for the 16-bit
+/// floats, which round once a stage; complex64 output from a complex128 stage 0 rounds
+/// once to float between stages: far inside the complex64 tolerance). The tile in shared
+/// memory holds the compute type.
 #pragma once
 
 #include <wham/detail/arch/dispatch.cuh>
@@ -29,7 +31,8 @@ namespace wham::detail::wht {
 /// One strided stage over row bits [bit, bit + LogH) of the flat index, in place.
 template <class T, int LogH>
 struct strided_kernel_shape {
-  static constexpr kron::strided_shape_t s = kron::strided_shape(LogH, int(sizeof(T)));
+  using W = compute_t<T>;
+  static constexpr kron::strided_shape_t s = kron::strided_shape(LogH, int(sizeof(W)));
   static constexpr int log_e = s.log_e;
   static constexpr int log_c = s.log_c;
   static constexpr int threads = s.threads;
@@ -37,15 +40,16 @@ struct strided_kernel_shape {
   static constexpr int C = 1 << log_c;
   static constexpr int P = threads / C;  // threads per column
   static constexpr std::size_t tile_elems = std::size_t(1) << (LogH + log_c);
-  static constexpr std::size_t smem_bytes = LogH > log_e ? tile_elems * sizeof(T) : 0;
+  static constexpr std::size_t smem_bytes = LogH > log_e ? tile_elems * sizeof(W) : 0;
 };
 
 /// Round over row bits [B, Top) (Top - B <= log_e) from shared memory; the last
 /// round (B == 0) stores to global memory with the scale, or, ToShared, leaves the
 /// result in the tile (unscaled) for the cluster stage.
 template <class T, int LogH, int Top, int E, bool ToShared = false>
-__device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E], T* gbase,
-                                               std::int64_t stride, real_t<T> scale) {
+__device__ __forceinline__ void strided_rounds(compute_t<T>* tile, int c, int p,
+                                               compute_t<T> (&v)[E], T* gbase, std::int64_t stride,
+                                               scale_t<T> scale) {
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int C = shape::C;
   constexpr int P = shape::P;
@@ -75,7 +79,7 @@ __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E],
 #pragma unroll
       for (int g = 0; g < (1 << G); ++g) {
         const unsigned h = kron::round_row(0, G, unsigned(r * P + p), unsigned(g));
-        gbase[std::int64_t(h) * stride] = v[r * (1 << G) + g] * scale;
+        gbase[std::int64_t(h) * stride] = convert<T>(v[r * (1 << G) + g] * scale);
       }
   }
 }
@@ -85,8 +89,9 @@ __device__ __forceinline__ void strided_rounds(T* tile, int c, int p, T (&v)[E],
 /// column 0 is `base` (rows `stride` elements apart). ToShared: the result stays in
 /// shared memory, row-major (row * C + column), unscaled.
 template <class T, int LogH, bool ToShared = false>
-__device__ __forceinline__ void strided_tile_at(T* base, std::int64_t stride, real_t<T> scale,
+__device__ __forceinline__ void strided_tile_at(T* base, std::int64_t stride, scale_t<T> scale,
                                                 unsigned char* smem_raw) {
+  using W = compute_t<T>;
   using shape = strided_kernel_shape<T, LogH>;
   constexpr int E = shape::E;
   constexpr int C = shape::C;
@@ -96,26 +101,26 @@ __device__ __forceinline__ void strided_tile_at(T* base, std::int64_t stride, re
   const int p = static_cast<int>(threadIdx.x) / C;
   T* gbase = base + c;
 
-  T v[E];
+  W v[E];
 #pragma unroll
-  for (int j = 0; j < E; ++j) v[j] = gbase[std::int64_t(p | (j << B0)) * stride];
+  for (int j = 0; j < E; ++j) v[j] = convert<W>(gbase[std::int64_t(p | (j << B0)) * stride]);
   register_butterflies<shape::log_e>(v);
   if constexpr (B0 > 0) {
-    T* tile = reinterpret_cast<T*>(smem_raw);
+    W* tile = reinterpret_cast<W*>(smem_raw);
 #pragma unroll
     for (int j = 0; j < E; ++j) tile[(p | (j << B0)) * C + c] = v[j];
     __syncthreads();
     strided_rounds<T, LogH, B0, E, ToShared>(tile, c, p, v, gbase, stride, scale);
   } else {
 #pragma unroll
-    for (int j = 0; j < E; ++j) gbase[std::int64_t(j) * stride] = v[j] * scale;
+    for (int j = 0; j < E; ++j) gbase[std::int64_t(j) * stride] = convert<T>(v[j] * scale);
   }
 }
 
 /// Tile `tile_index` of the stage over row bits [bit, bit + LogH): the body of
 /// strided_kernel, and of kernels that run several tiles in turn.
 template <class T, int LogH>
-__device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
+__device__ __forceinline__ void strided_tile(T* data, int bit, scale_t<T> scale,
                                              std::int64_t tile_index, unsigned char* smem_raw) {
   using shape = strided_kernel_shape<T, LogH>;
   strided_tile_at<T, LogH>(data + kron::tile_base(bit, LogH, shape::log_c, tile_index),
@@ -124,7 +129,7 @@ __device__ __forceinline__ void strided_tile(T* data, int bit, real_t<T> scale,
 
 template <class T, int LogH>
 __global__ void __launch_bounds__(strided_kernel_shape<T, LogH>::threads)
-    strided_kernel(T* data, int bit, real_t<T> scale) {
+    strided_kernel(T* data, int bit, scale_t<T> scale) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   strided_tile<T, LogH>(data, bit, scale, std::int64_t(blockIdx.x), smem_raw);
 }
@@ -144,7 +149,7 @@ inline int strided_max_bits() {
 }
 
 template <class T, int LogH>
-inline void launch_strided_n(T* data, std::int64_t total, int bit, real_t<T> scale,
+inline void launch_strided_n(T* data, std::int64_t total, int bit, scale_t<T> scale,
                              cudaStream_t stream) {
   using shape = strided_kernel_shape<T, LogH>;
   const std::int64_t tiles = total / std::int64_t(shape::tile_elems);
@@ -159,7 +164,7 @@ inline void launch_strided_n(T* data, std::int64_t total, int bit, real_t<T> sca
 }
 
 template <class T>
-inline void launch_strided(int log_h, T* data, std::int64_t total, int bit, real_t<T> scale,
+inline void launch_strided(int log_h, T* data, std::int64_t total, int bit, scale_t<T> scale,
                            cudaStream_t stream) {
   const bool built = arch::dispatch_int<1, 12>(log_h, [&](auto bits) {
     launch_strided_n<T, decltype(bits)::value>(data, total, bit, scale, stream);

@@ -143,6 +143,13 @@ struct kronecker_config {
   bool middle = false;
 };
 
+// ---- m * 2^k rows (hadamard_m.cuh) ---------------------------------------------------
+/// Elements the fused schedule puts in a block (whole rows, at least one): 40 KiB of float
+/// shared memory with its padding, five blocks an SM of 227 KiB, so that one block's loads
+/// overlap another's shared-memory passes (a model: the schedule's phases do not overlap
+/// within a block).
+inline constexpr std::int64_t hadamard_m_block_elements = 8192;
+
 // ---- resident schedule (kronecker_resident.cuh) ------------------------------------
 /// Stage-0 bits and blocks a row (a cluster: the portable maximum) of the resident schedule.
 /// H200: IQP complex128 n = 16 0.30 (K = 8) vs 0.27 (16) vs 0.24 (two launches) (bench_iqp)

@@ -1,0 +1,286 @@
+/// \file wham/detail/wht/hadamard_m.cuh
+/// \brief The transform by H_m (x) H_(2^k), m in {12, 20, 28, 40}, of rows of m * 2^k
+/// elements: element a * 2^k + b of a row (a < m, the high index) is entry (a, b) of an
+/// m x 2^k matrix X, and the row becomes H_m X H_(2^k) (H_(2^k) symmetric), times a scale.
+///
+/// Two schedules:
+///   - fused: a block holds whole rows in shared memory (compute type, padded): H_m mixes
+///     each column from global memory into shared memory, butterfly passes of up to 4 bits
+///     transform the segments of 2^k, and the last pass (bits 0..3) stores 16 contiguous
+///     elements a thread, scaled. One read and one write of the rows.
+///   - split: rows beyond one block's shared memory: wham::fwht's dispatch over the
+///     batch * m segments of 2^k (scaled), then one pass mixing the columns in place.
+/// H_m is applied with the signs as compile-time constants: each output is the column's
+/// sum less twice the sum of the entries of its row's minority sign (or the reverse), about
+/// m / 2 + 1 additions an element instead of m.
+#pragma once
+
+#include <wham/detail/device.cuh>
+#include <wham/detail/wht/common.cuh>
+#include <wham/detail/wht/hadamard_matrices.hpp>
+#include <wham/detail/wht/policies.cuh>
+#include <wham/detail/wht/tuning.cuh>
+#include <wham/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wham::detail::wht {
+
+/// Row a of H_m (Set 0: fast-hadamard-transform's matrices, 1: QuaRot's), or of its
+/// transpose: bit a' set where the entry is -1.
+template <int M, int Set>
+constexpr std::uint64_t hadamard_minus_row(int a, bool transpose) {
+  const std::uint64_t* t = nullptr;
+  if constexpr (M == 12) {
+    t = Set == 0 ? hadamard_fast_hadamard_transform_12 : hadamard_quarot_12;
+  } else if constexpr (M == 20) {
+    t = Set == 0 ? hadamard_fast_hadamard_transform_20 : hadamard_quarot_20;
+  } else if constexpr (M == 28) {
+    t = Set == 0 ? hadamard_fast_hadamard_transform_28 : hadamard_quarot_28;
+  } else {
+    static_assert(M == 40, "m is 12, 20, 28 or 40");
+    t = Set == 0 ? hadamard_fast_hadamard_transform_40 : hadamard_quarot_40;
+  }
+  if (!transpose) return t[a];
+  std::uint64_t row = 0;
+  for (int j = 0; j < M; ++j) row |= ((t[j] >> a) & 1u) << j;
+  return row;
+}
+
+constexpr int popcount64(std::uint64_t v) { return v == 0 ? 0 : int(v & 1u) + popcount64(v >> 1); }
+
+/// Output A of H_m x (or H_m^T x): the entries of the row's minority sign summed once.
+template <int M, int Set, bool Transpose, int A, class V>
+__device__ __forceinline__ V hadamard_m_entry(const V (&x)[M], const V& sum) {
+  constexpr std::uint64_t minus = hadamard_minus_row<M, Set>(A, Transpose);
+  constexpr bool few_minus = 2 * popcount64(minus) <= M;
+  V acc = V(0);
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    if (((minus >> j) & 1u) == (few_minus ? 1u : 0u)) acc += x[j];
+  }
+  using R = real_t<V>;
+  return few_minus ? sum - acc * R(2) : acc * R(2) - sum;
+}
+
+template <int M, int Set, bool Transpose, class V, class Store, int... A>
+__device__ __forceinline__ void hadamard_m_apply(const V (&x)[M], const Store& store,
+                                                 cuda::std::integer_sequence<int, A...>) {
+  V sum = x[0];
+#pragma unroll
+  for (int j = 1; j < M; ++j) sum += x[j];
+  (store(A, hadamard_m_entry<M, Set, Transpose, A>(x, sum)), ...);
+}
+
+/// store(a, y_a) for y = H_m x (or H_m^T x), each output made and stored in turn.
+template <int M, int Set, bool Transpose, class V, class Store>
+__device__ __forceinline__ void hadamard_m_apply(const V (&x)[M], const Store& store) {
+  hadamard_m_apply<M, Set, Transpose>(x, store, cuda::std::make_integer_sequence<int, M>{});
+}
+
+/// Shared-memory slot of element i of the fused schedule's rows: 4 empty slots after every
+/// 16, so that the last pass's 16 contiguous elements a thread (four 16-byte loads of float)
+/// meet no bank conflicts.
+__device__ __forceinline__ int hadamard_m_slot(int i) { return i + ((i >> 4) << 2); }
+inline std::size_t hadamard_m_slots(std::int64_t elements) {
+  return std::size_t(elements + ((elements >> 4) << 2) + 4);
+}
+
+/// One shared-memory pass of the fused schedule over segment bits [bit, bit + G).
+template <int G, class V>
+__device__ __forceinline__ void hadamard_m_pass(V* tile, int elements, int bit) {
+  const int groups = elements >> G;
+  const int low_mask = (1 << bit) - 1;
+  for (int g = static_cast<int>(threadIdx.x); g < groups; g += static_cast<int>(blockDim.x)) {
+    const int base = ((g >> bit) << (bit + G)) | (g & low_mask);
+    V v[1 << G];
+#pragma unroll
+    for (int j = 0; j < (1 << G); ++j) v[j] = tile[hadamard_m_slot(base + (j << bit))];
+    register_butterflies<G>(v);
+#pragma unroll
+    for (int j = 0; j < (1 << G); ++j) tile[hadamard_m_slot(base + (j << bit))] = v[j];
+  }
+}
+
+/// The last pass over segment bits [0, G), from shared memory to `out`, scaled.
+template <int G, class T, class V>
+__device__ __forceinline__ void hadamard_m_last_pass(const V* tile, T* out, int elements,
+                                                     scale_t<T> scale) {
+  constexpr int E = 1 << G;
+  const stored_output<T, V> output{out};
+  for (int g = static_cast<int>(threadIdx.x); g < (elements >> G);
+       g += static_cast<int>(blockDim.x)) {
+    V v[E];
+    load_contiguous<V, E>(tile + hadamard_m_slot(g << G), v);
+    register_butterflies<G>(v);
+    output.template store<E>(std::int64_t(g) << G, v, scale);
+  }
+}
+
+/// Most threads a fused block: a thread holds a column's m elements, 80 registers of
+/// complex<double> at m = 40 (within the 255 of 256 threads), 80 of float and double.
+template <class V>
+inline constexpr int hadamard_m_threads = sizeof(V) >= 16 ? 256 : 512;
+
+/// The fused schedule: block x transforms rows [x * rows_per_block, ...) of `rows`.
+template <class T, int M, int Set, bool Transpose>
+__global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
+    hadamard_m_fused_kernel(const T* in, T* out, int log_k, std::int64_t rows, int rows_per_block,
+                            scale_t<T> scale) {
+  using V = compute_t<T>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  V* const tile = reinterpret_cast<V*>(smem_raw);
+  const int seg = 1 << log_k;
+  const int row_len = M << log_k;
+  const std::int64_t row0 = std::int64_t(blockIdx.x) * rows_per_block;
+  const int rows_here =
+      rows - row0 < rows_per_block ? static_cast<int>(rows - row0) : rows_per_block;
+  const T* const src = in + row0 * row_len;
+  const int columns = rows_here << log_k;
+  for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
+    const int at = (c >> log_k) * row_len + (c & (seg - 1));
+    V x[M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) x[a] = convert<V>(src[at + a * seg]);
+    hadamard_m_apply<M, Set, Transpose>(
+        x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
+  }
+  __syncthreads();
+  const int elements = rows_here * row_len;
+  const int low = log_k < 4 ? log_k : 4;
+  for (int top = log_k; top > low;) {
+    const int g = top - low >= 4 ? 4 : top - low;
+    top -= g;
+    switch (g) {
+      case 1:
+        hadamard_m_pass<1>(tile, elements, top);
+        break;
+      case 2:
+        hadamard_m_pass<2>(tile, elements, top);
+        break;
+      case 3:
+        hadamard_m_pass<3>(tile, elements, top);
+        break;
+      default:
+        hadamard_m_pass<4>(tile, elements, top);
+        break;
+    }
+    __syncthreads();
+  }
+  T* const dst = out + row0 * row_len;
+  switch (low) {
+    case 0:
+      return hadamard_m_last_pass<0>(tile, dst, elements, scale);
+    case 1:
+      return hadamard_m_last_pass<1>(tile, dst, elements, scale);
+    case 2:
+      return hadamard_m_last_pass<2>(tile, dst, elements, scale);
+    case 3:
+      return hadamard_m_last_pass<3>(tile, dst, elements, scale);
+    default:
+      return hadamard_m_last_pass<4>(tile, dst, elements, scale);
+  }
+}
+
+/// The split schedule's second pass: H_m over the columns of `rows` rows of `data`, in place.
+template <class T, int M, int Set, bool Transpose>
+__global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
+    hadamard_m_columns_kernel(T* data, int log_k, std::int64_t columns) {
+  using V = compute_t<T>;
+  const std::int64_t seg = std::int64_t(1) << log_k;
+  for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < columns;
+       c += std::int64_t(gridDim.x) * blockDim.x) {
+    T* const at = data + (c >> log_k) * (M * seg) + (c & (seg - 1));
+    V x[M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
+    hadamard_m_apply<M, Set, Transpose>(x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
+  }
+}
+
+/// Rows the fused schedule puts in a block: enough for about hadamard_m_block_elements
+/// elements, within the device's shared memory; 0 where one row does not fit.
+template <class T>
+inline int hadamard_m_rows_per_block(int m, int log_k, std::int64_t rows) {
+  using V = compute_t<T>;
+  const std::int64_t row_len = std::int64_t(m) << log_k;
+  const std::size_t smem = current_device_limits().smem_per_block_optin;
+  if (hadamard_m_slots(row_len) * sizeof(V) > smem) return 0;
+  std::int64_t r = hadamard_m_block_elements / row_len;
+  r = r < 1 ? 1 : r;
+  // Keep every SM busy at small batch.
+  const std::int64_t sms = current_device_limits().sm_count;
+  if (rows < r * sms) r = (rows + sms - 1) / sms;
+  r = r < 1 ? 1 : r;
+  while (r > 1 && hadamard_m_slots(r * row_len) * sizeof(V) > smem) --r;
+  return static_cast<int>(r);
+}
+
+template <class T, int M, int Set, bool Transpose>
+inline void launch_hadamard_m_fused(const T* in, T* out, int log_k, std::int64_t rows,
+                                    int rows_per_block, scale_t<T> scale, cudaStream_t stream) {
+  using V = compute_t<T>;
+  const std::int64_t row_len = std::int64_t(M) << log_k;
+  const std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  if (blocks > 0x7fffffff) {
+    throw_invalid_argument("hadamard", "batch", rows,
+                           "at most " + std::to_string(0x7fffffffLL * rows_per_block));
+  }
+  const std::size_t bytes = hadamard_m_slots(row_len * rows_per_block) * sizeof(V);
+  // Threads: a column each in the H_m phase, up to the block's maximum.
+  std::int64_t threads = (std::int64_t(rows_per_block) << log_k);
+  threads = (threads + 31) / 32 * 32;
+  constexpr int most = hadamard_m_threads<V>;
+  threads = threads < 128 ? 128 : threads > most ? most : threads;
+  auto kernel = hadamard_m_fused_kernel<T, M, Set, Transpose>;
+  ensure_dynamic_smem(kernel, bytes);
+  kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads), bytes, stream>>>(
+      in, out, log_k, rows, rows_per_block, scale);
+  WHAM_CHECK_LAUNCH("wham::detail::wht::hadamard_m_fused_kernel");
+}
+
+template <class T, int M, int Set, bool Transpose>
+inline void launch_hadamard_m_columns(T* data, int log_k, std::int64_t rows, cudaStream_t stream) {
+  const std::int64_t columns = rows << log_k;
+  constexpr int threads = hadamard_m_threads<compute_t<T>>;
+  const std::int64_t cap = std::int64_t(current_device_limits().sm_count) * 8;
+  std::int64_t blocks = (columns + threads - 1) / threads;
+  blocks = blocks > cap ? cap : blocks;
+  hadamard_m_columns_kernel<T, M, Set, Transpose>
+      <<<static_cast<unsigned>(blocks), threads, 0, stream>>>(data, log_k, columns);
+  WHAM_CHECK_LAUNCH("wham::detail::wht::hadamard_m_columns_kernel");
+}
+
+/// Calls f with the compile-time (M, Set, Transpose) of the runtime arguments.
+template <class F>
+inline void with_hadamard_m(int m, int set, bool transpose, F&& f) {
+  const auto by_set = [&](auto mc) {
+    const auto by_transpose = [&](auto sc) {
+      if (transpose) {
+        f(mc, sc, cuda::std::true_type{});
+      } else {
+        f(mc, sc, cuda::std::false_type{});
+      }
+    };
+    if (set == 0) {
+      by_transpose(cuda::std::integral_constant<int, 0>{});
+    } else {
+      by_transpose(cuda::std::integral_constant<int, 1>{});
+    }
+  };
+  switch (m) {
+    case 12:
+      return by_set(cuda::std::integral_constant<int, 12>{});
+    case 20:
+      return by_set(cuda::std::integral_constant<int, 20>{});
+    case 28:
+      return by_set(cuda::std::integral_constant<int, 28>{});
+    default:
+      return by_set(cuda::std::integral_constant<int, 40>{});
+  }
+}
+
+}  // namespace wham::detail::wht
