@@ -54,8 +54,8 @@ def test_non_arrays_are_rejected():
 
 
 def test_fwht_checks(fake):
-    with pytest.raises(TypeError, match="dtype float16; expected float32 or float64 or complex64 or complex128"):
-        wham.fwht(fake((8,), "float16"))
+    with pytest.raises(TypeError, match="dtype int32; expected float32 or float64 or complex64 or complex128 or float16 or bfloat16"):
+        wham.fwht(fake((8,), "int32"))
     with pytest.raises(ValueError, match="last dimension of x is 6; it must be a power of two"):
         wham.fwht(fake((3, 6), "float32"))
     with pytest.raises(ValueError, match="power of two from 1 to 2\\^30"):
@@ -206,3 +206,29 @@ def test_dlpack_producer_cpu_and_layout(fake_dlpack):
     assert x.deleted == 1  # the consumed tensor was handed back
     with pytest.raises(ValueError, match="ROCm"):
         wham.fwht(fake_dlpack((8,), "float32", device=(10, 0)))
+
+
+def test_hadamard_factor():
+    assert wham.hadamard_factor(96) == (12, 3)
+    assert wham.hadamard_factor(128) == (1, 7)
+    assert wham.hadamard_factor(5120) == (20, 8)
+    assert wham.hadamard_factor(5120, matrices="quarot") == (40, 7)  # QuaRot's get_hadK
+    assert wham.hadamard_factor(5120, m=40) == (40, 7)
+    assert wham.hadamard_factor(14336) == (28, 9)
+    with pytest.raises(ValueError, match="m \\* 2\\^k"):
+        wham.hadamard_factor(24 * 7)
+
+
+def test_hadamard_checks(fake):
+    with pytest.raises(TypeError, match="dtype int32"):
+        wham.hadamard(fake((8, 96), "int32"))
+    with pytest.raises(ValueError, match="last dimension of x is 168"):
+        wham.hadamard(fake((2, 168), "float16"))
+    with pytest.raises(ValueError, match="m = 24 is invalid"):
+        wham.hadamard(fake((2, 96), "float16"), m=24)
+    with pytest.raises(ValueError, match="not 20 times a power of two"):
+        wham.hadamard(fake((2, 96), "float16"), m=20)
+    with pytest.raises(ValueError, match="matrices = 'sloane' is invalid"):
+        wham.hadamard(fake((2, 96), "float16"), matrices="sloane")
+    with pytest.raises(ValueError, match="scale = 'unit' is invalid"):
+        wham.hadamard(fake((2, 96), "float16"), scale="unit")

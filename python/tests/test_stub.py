@@ -108,3 +108,29 @@ def test_status_becomes_exception(stub, fake):
     with pytest.raises(wham.WhamError, match="returned status 3") as info:
         wham.fwht(x, out=out)
     assert not isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize("dtype,suffix", [("float16", "f16"), ("bfloat16", "bf16")])
+def test_fwht_16_bit_arguments(stub, fake, dtype, suffix):
+    x, y = fake((3, 16), dtype), fake((3, 16), dtype)
+    wham.fwht(x, 0.25, out=y)
+    assert stub.last() == f"wham_fwht_{suffix} {x.ptr:x} {y.ptr:x} 4 3 0.25 0 0"
+
+
+@pytest.mark.parametrize("dtype,suffix", [("float32", "f32"), ("float64", "f64"), ("complex64", "c64"),
+                                          ("complex128", "c128"), ("float16", "f16"),
+                                          ("bfloat16", "bf16")])
+def test_hadamard_arguments(stub, fake, dtype, suffix):
+    x, y = fake((2, 5, 5120), dtype), fake((2, 5, 5120), dtype)
+    wham.hadamard(x, 0.5, out=y, matrices="quarot", transpose=True)
+    assert stub.last() == f"wham_hadamard_{suffix} {x.ptr:x} {y.ptr:x} 40 7 10 0.5 1 1 0"
+    wham.hadamard(x, "orthonormal", out=y)
+    name, i, o, m, log_k, batch, scale, matrices, transpose, stream = stub.last().split()
+    assert (m, log_k, batch, matrices, transpose) == ("20", "8", "10", "0", "0")
+    assert abs(float(scale) - 5120 ** -0.5) < 1e-8  # float32 for all but the double types
+
+
+def test_hadamard_matrix_arguments(stub):
+    h = wham.hadamard_matrix(28, "quarot")
+    assert h.shape == (28, 28) and h.dtype.name == "int8"
+    assert stub.last() == "wham_hadamard_matrix 28 1"

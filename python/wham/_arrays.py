@@ -13,6 +13,7 @@ from . import _dlpack
 # Item sizes of the dtypes wham takes; a pointer must be aligned to its element type
 # (cuda::std::complex<T> is aligned to twice T's alignment: its item size).
 ITEMSIZE = {"float32": 4, "float64": 8, "complex64": 8, "complex128": 16,
+            "float16": 2, "bfloat16": 2,
             "int32": 4, "int64": 8, "uint64": 8}
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
 COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}

@@ -27,7 +27,11 @@ MAX_ROWS = 1 << 31
 
 _FLOATS = ("float32", "float64")
 _COMPLEX = ("complex64", "complex128")
-_SUFFIX = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
+_HALVES = ("float16", "bfloat16")
+_SUFFIX = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
+           "float16": "f16", "bfloat16": "bf16"}
+HADAMARD_MATRICES = {"fast_hadamard_transform": 0, "quarot": 1}
+HADAMARD_ORDERS = (12, 20, 28, 40)
 
 
 def _choice(function, name, value, table):
@@ -122,10 +126,11 @@ def fwht(x, scale=1.0, out=None, path="automatic"):
 
         out[..., k] = scale * sum_j x[..., j] * (-1)^popcount(j & k)
 
-    x:     float32, float64, complex64 or complex128, C-contiguous, last dimension a power
-           of two 2^log_n (1 .. 2^30); every leading dimension is batch.
+    x:     float32, float64, complex64, complex128, float16 or bfloat16, C-contiguous, last
+           dimension a power of two 2^log_n (1 .. 2^30); every leading dimension is batch.
+           float16 and bfloat16 are computed in float32 and rounded once on each store.
     scale: a number, or "orthonormal" for 2^(-log_n/2). Applied in the element's real
-           precision (float32 for float32 and complex64).
+           precision (float32 for float32, complex64, float16 and bfloat16).
     out:   None (a new array like x), or an array of x's shape and dtype; `out=x` transforms
            in place. Any other overlap with x is refused.
     path:  "automatic", "fused", "kronecker" or "baseline" (README: what automatic picks).
@@ -137,7 +142,7 @@ def fwht(x, scale=1.0, out=None, path="automatic"):
         from . import torch_ops
         return torch_ops.fwht(x, scale, path)
     xa = inspect(x, f, "x")
-    check_dtype(f, xa, _FLOATS + _COMPLEX)
+    check_dtype(f, xa, _FLOATS + _COMPLEX + _HALVES)
     if not xa.shape:
         raise ValueError(f"wham.{f}: x must have at least one dimension (rows are the last)")
     n = xa.shape[-1]
@@ -145,24 +150,104 @@ def fwht(x, scale=1.0, out=None, path="automatic"):
         raise ValueError(f"wham.{f}: the last dimension of x is {n}; it must be a power of two "
                          "from 1 to 2^30")
     log_n = n.bit_length() - 1
+    scale = _scale(f, scale, n)
+    code = _choice(f, "path", path, FWHT_PATHS)
+    return _transform_rows(f, x, xa, out, n, lambda oa, batch, stream: call(
+        "wham_fwht_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, log_n, batch, scale, code, stream))
+
+
+def _scale(function, scale, n):
+    """A number, or "orthonormal": 1/sqrt(n)."""
     if isinstance(scale, str):
         if scale != "orthonormal":
-            raise ValueError(f"wham.{f}: scale = {scale!r} is invalid (a number or 'orthonormal')")
-        scale = 2.0 ** (-log_n / 2)
-    scale = float(scale)
-    code = _choice(f, "path", path, FWHT_PATHS)
-    check_aligned(f, xa)
+            raise ValueError(f"wham.{function}: scale = {scale!r} is invalid (a number or "
+                             "'orthonormal')")
+        return 1.0 / math.sqrt(n)
+    return float(scale)
+
+
+def _transform_rows(function, x, xa, out, n, launch_rows):
+    """The rows of n elements of x (checked as `xa`) into `out` (None: new; x: in place):
+    launch_rows(out_array, batch, stream) enqueues the C call."""
+    check_aligned(function, xa)
     with Launch(xa, [xa]) as launch:
         if out is x:
             oa = xa
-            check_writable(f, oa)
+            check_writable(function, oa)
         else:
-            oa = _output(f, launch, out, xa.shape, xa.dtype, [xa])
+            oa = _output(function, launch, out, xa.shape, xa.dtype, [xa])
         batch = xa.size // n
         if batch:
-            call("wham_fwht_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, log_n, batch, scale, code,
-                 launch.stream)
+            launch_rows(oa, batch, launch.stream)
     return oa.obj
+
+
+def hadamard_factor(n, m=None, matrices="fast_hadamard_transform"):
+    """(m, log_k) with n = m * 2^log_k for wham.hadamard: m = 1 for a power of two, else 12,
+    20, 28 or 40. A length of 40 * 2^j (j >= 0) is also 20 * 2^(j+1): m = None takes 40 for
+    matrices="quarot" (what QuaRot's get_hadK picks) and 20 otherwise (the smallest factor);
+    pass m to choose."""
+    f = "hadamard"
+    n = _int(f, "row length", n, 1, 40 << 25)
+    if m is not None:
+        m = _int(f, "m", m, 1, 40)
+        if m not in (1,) + HADAMARD_ORDERS:
+            raise ValueError(f"wham.{f}: m = {m} is invalid (valid: 1, 12, 20, 28 or 40)")
+        q, r = divmod(n, m)
+        if r or q & (q - 1):
+            raise ValueError(f"wham.{f}: a row of {n} elements is not {m} times a power of two")
+        return m, q.bit_length() - 1
+    odd = n >> ((n & -n).bit_length() - 1)
+    choices = {1: (1,), 3: (12,), 5: (40, 20) if matrices == "quarot" else (20, 40), 7: (28,)}
+    for c in choices.get(odd, ()):
+        if n % c == 0:
+            return c, (n // c).bit_length() - 1
+    raise ValueError(f"wham.{f}: the last dimension of x is {n}; it must be m * 2^k with m in "
+                     "1, 12, 20, 28 or 40 (for example 96 = 12 * 8, 5120 = 20 * 256, 14336 = 28 * 512)")
+
+
+def hadamard(x, scale=1.0, out=None, m=None, matrices="fast_hadamard_transform", transpose=False):
+    """Batched Hadamard transform of the rows of `x` by H_m (x) H_(2^k) (wham/hadamard.cuh).
+
+    Row length n = m * 2^k (the last dimension), m in 1, 12, 20, 28, 40 (hadamard_factor):
+        out[..., a * 2^k + c] = scale * sum_{a', b} H_m[a, a'] (-1)^popcount(b & c) x[..., a' * 2^k + b]
+    x:         float32, float64, complex64, complex128, float16 or bfloat16, C-contiguous.
+    scale:     a number, or "orthonormal" for 1/sqrt(n).
+    m:         None (inferred from n) or the order of H_m.
+    matrices:  "fast_hadamard_transform" (its hadamard_transform_mN's matrices and results)
+               or "quarot" (QuaRot's matrices: its matmul_hadU with scale="orthonormal").
+    transpose: H_m^T in place of H_m (the inverse up to scale; the gradient of the other).
+    Returns out (a new array like x unless out= is given; out=x transforms in place).
+    PyTorch tensors that require grad go through torch.ops.wham.hadamard (differentiable).
+    """
+    f = "hadamard"
+    if _needs_autograd(x, out):
+        from . import torch_ops
+        return torch_ops.hadamard(x, scale, m, matrices, transpose)
+    xa = inspect(x, f, "x")
+    check_dtype(f, xa, _FLOATS + _COMPLEX + _HALVES)
+    if not xa.shape:
+        raise ValueError(f"wham.{f}: x must have at least one dimension (rows are the last)")
+    n = xa.shape[-1]
+    set_code = _choice(f, "matrices", matrices, HADAMARD_MATRICES)
+    m, log_k = hadamard_factor(n, m, matrices.lower())
+    scale = _scale(f, scale, n)
+    return _transform_rows(f, x, xa, out, n, lambda oa, batch, stream: call(
+        "wham_hadamard_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, m, log_k, batch, scale, set_code,
+        int(bool(transpose)), stream))
+
+
+def hadamard_matrix(m, matrices="fast_hadamard_transform"):
+    """H_m (m in 12, 20, 28, 40) of the set wham.hadamard uses, as a NumPy int8 array of +-1
+    (host only)."""
+    import ctypes
+    import numpy
+    f = "hadamard_matrix"
+    m = _int(f, "m", m, 12, 40)
+    code = _choice(f, "matrices", matrices, HADAMARD_MATRICES)
+    h = numpy.empty((m, m), dtype=numpy.int8)
+    call("wham_hadamard_matrix", m, code, h.ctypes.data_as(ctypes.c_void_p))
+    return h
 
 
 def _needs_autograd(x, out):

@@ -25,6 +25,20 @@ def fwht(x, scale=1.0):
     return v * scale
 
 
+def hadamard(x, h_m, scale=1.0, transpose=False):
+    """wham.hadamard's definition: each row of m * 2^k becomes scale * (H_m (x) H_(2^k)) row,
+    with h_m the m x m matrix (wham.hadamard_matrix(m, ...); None or m = 1: the WHT)."""
+    x = np.asarray(x)
+    if h_m is None:
+        return fwht(x, scale)
+    h = np.asarray(h_m, dtype=np.float64)
+    h = h.T if transpose else h
+    m = h.shape[0]
+    n = x.shape[-1]
+    seg = fwht(x.reshape(x.shape[:-1] + (m, n // m)))  # H_(2^k) on each segment
+    return (np.einsum("ab,...bc->...ac", h, seg) * scale).reshape(x.shape)
+
+
 def walsh_matrix(log_n):
     """The 2^log_n x 2^log_n matrix (-1)^popcount(j & k) (the O(4^n) definition)."""
     k = np.arange(1 << log_n)

@@ -8,7 +8,8 @@ autograd. Needs PyTorch 2.4 or newer (torch.library.custom_op); imported only on
 Each operator has a fake (meta) implementation giving shapes and dtypes, so that
 torch.compile and torch.export trace through it; the real one calls libwham.so on the
 tensor's current stream. fwht has autograd: the transform is symmetric, so the gradient
-is the same transform of the incoming gradient with the same scale. The other operators
+is the same transform of the incoming gradient with the same scale; hadamard's gradient is
+the transposed call (H_m need not be symmetric). The other operators
 are not differentiable here. The accumulate forms mutate `locals` (declared to torch with
 mutates_args) and return nothing.
 
@@ -19,7 +20,7 @@ The plain functions of `wham` also take torch tensors; use these inside torch.co
 
 import torch
 
-from . import ops
+from . import _m2l as m2l_ops, ops
 
 Tensor = torch.Tensor
 
@@ -69,6 +70,52 @@ def fwht(x, scale=1.0, path="automatic"):
     return _fwht(x, float(scale), path)
 
 
+# ---- hadamard (rows of m * 2^k) ---------------------------------------------------------
+
+@torch.library.custom_op("wham::hadamard", mutates_args=())
+def _hadamard(x: Tensor, scale: float, m: int, matrices: str, transpose: bool) -> Tensor:
+    x = _contiguous(x)
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    ops.hadamard(x, scale, out=out, m=m, matrices=matrices, transpose=transpose)
+    return out
+
+
+@_hadamard.register_fake
+def _(x, scale, m, matrices, transpose):
+    torch._check(x.dim() >= 1, lambda: "wham::hadamard: x needs at least one dimension")
+    n = x.shape[-1]
+    if isinstance(n, int):
+        ops.hadamard_factor(n, m, matrices)
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def _hadamard_setup(ctx, inputs, output):
+    _, ctx.scale, ctx.m, ctx.matrices, ctx.transpose = inputs
+
+
+def _hadamard_backward(ctx, grad):
+    # The adjoint of scale * (H_m (x) H) is scale * (H_m^T (x) H): the transposed call.
+    return _hadamard(grad, ctx.scale, ctx.m, ctx.matrices, not ctx.transpose), None, None, None, None
+
+
+_hadamard.register_autograd(_hadamard_backward, setup_context=_hadamard_setup)
+
+
+def hadamard(x, scale=1.0, m=None, matrices="fast_hadamard_transform", transpose=False):
+    """torch.ops.wham.hadamard: the transform of x's rows of m * 2^k by H_m (x) H_(2^k)
+    (wham.hadamard), out of place, differentiable (the gradient is the transposed call).
+    scale: a number or "orthonormal"; m: None (inferred, wham.ops.hadamard_factor) or the
+    order."""
+    n = x.shape[-1]
+    if m is None:
+        m, _ = ops.hadamard_factor(n, None, matrices)
+    if isinstance(scale, str):
+        if scale != "orthonormal":
+            raise ValueError(f"wham.torch_ops.hadamard: scale = {scale!r} (a number or 'orthonormal')")
+        scale = float(n) ** -0.5
+    return _hadamard(x, float(scale), int(m), matrices, bool(transpose))
+
+
 # ---- iqp_encode -------------------------------------------------------------------------
 
 @torch.library.custom_op("wham::iqp_encode", mutates_args=())
@@ -109,7 +156,7 @@ def _order(t):
 
 @torch.library.custom_op("wham::m2l", mutates_args=())
 def _m2l(multipoles: Tensor, deltas: Tensor, p: int, path: str) -> Tensor:
-    return ops.m2l(_contiguous(multipoles), _contiguous(deltas), p, path=path)
+    return m2l_ops.m2l(_contiguous(multipoles), _contiguous(deltas), p, path=path)
 
 
 @_m2l.register_fake
@@ -125,7 +172,7 @@ def m2l(multipoles, deltas, p=None, path="automatic"):
 @torch.library.custom_op("wham::m2l_accumulate", mutates_args=("locals",))
 def _m2l_accumulate(multipoles: Tensor, deltas: Tensor, src: Tensor, tgt: Tensor,
                     locals: Tensor, p: int, method: str) -> None:
-    ops.m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
+    m2l_ops.m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
 
 
 @_m2l_accumulate.register_fake
@@ -136,7 +183,7 @@ def _(multipoles, deltas, src, tgt, locals, p, method):
 @torch.library.custom_op("wham::m2l_accumulate_centers", mutates_args=("locals",))
 def _m2l_accumulate_centers(multipoles: Tensor, centers: Tensor, src: Tensor, tgt: Tensor,
                             locals: Tensor, p: int, method: str) -> None:
-    ops.m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
+    m2l_ops.m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
 
 
 @_m2l_accumulate_centers.register_fake
@@ -148,7 +195,7 @@ def _(multipoles, centers, src, tgt, locals, p, method):
 def _m2l_accumulate_classes(multipoles: Tensor, class_deltas: Tensor, cls: Tensor, src: Tensor,
                             tgt: Tensor, locals: Tensor, p: int, method: str,
                             grouped: bool) -> None:
-    ops.m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method,
+    m2l_ops.m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method,
                                grouped)
 
 
@@ -177,5 +224,5 @@ def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=No
                             _order(multipoles) if p is None else int(p), method, bool(grouped))
 
 
-__all__ = ["fwht", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accumulate_centers",
+__all__ = ["fwht", "hadamard", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accumulate_centers",
            "m2l_accumulate_classes"]

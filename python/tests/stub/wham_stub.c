@@ -34,6 +34,29 @@ FWHT(wham_fwht_f32, float, float)
 FWHT(wham_fwht_f64, double, double)
 FWHT(wham_fwht_c64, wham_complex64, float)
 FWHT(wham_fwht_c128, wham_complex128, double)
+FWHT(wham_fwht_f16, wham_float16, float)
+FWHT(wham_fwht_bf16, wham_bfloat16, float)
+
+#define HADAMARD(name, T, S)                                                                 \
+  wham_status name(const T* in, T* out, int32_t m, int32_t log_k, int64_t batch, S scale,     \
+                   int32_t matrices, int32_t transpose, wham_stream stream) {                \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %d %d %lld %.17g %d %d %llx", P(in),    \
+             P(out), m, log_k, (long long)batch, (double)scale, matrices, transpose, P(stream)); \
+    return done();                                                                           \
+  }
+HADAMARD(wham_hadamard_f32, float, float)
+HADAMARD(wham_hadamard_f64, double, double)
+HADAMARD(wham_hadamard_c64, wham_complex64, float)
+HADAMARD(wham_hadamard_c128, wham_complex128, double)
+HADAMARD(wham_hadamard_f16, wham_float16, float)
+HADAMARD(wham_hadamard_bf16, wham_bfloat16, float)
+
+wham_status wham_hadamard_matrix(int32_t m, int32_t matrices, int8_t* entries) {
+  int i;
+  for (i = 0; i < m * m; ++i) entries[i] = 1;
+  snprintf(g_call, sizeof g_call, "wham_hadamard_matrix %d %d", m, matrices);
+  return done();
+}
 
 wham_status wham_iqp_num_params(int32_t n, int32_t variant, int64_t* num_params) {
   *num_params = variant == WHAM_IQP ? n + (int64_t)n * (n - 1) / 2 : n;
