@@ -9,6 +9,8 @@
 #include <wham/reference/m2l.hpp>
 #include <wham/wham.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -93,6 +95,60 @@ TEST_CASE("wham_fwht_f32 and _c128 match the reference") {
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(relative_error(to_cd(d_c.download()),
                        wham::reference::fwht_batched<cd>(c_ref.data(), log_c, batch)) < 1e-14);
+}
+
+TEST_CASE("wham_hadamard_f16 and wham_fwht_bf16 match the reference") {
+  // 16-bit rows through their C structs: H_20 (x) H_16 (QuaRot's set, transposed), and a
+  // power of two in bfloat16; bounds: one rounding, u = 2^-11 and 2^-8, with room.
+  const int m = 20, log_k = 4;
+  const std::int64_t batch = 5;
+  const std::size_t n = std::size_t(m) << log_k;
+  const auto x = uniform<double>(n * batch, -1, 1, 3);
+  std::vector<wham_float16> h(x.size());
+  std::vector<double> rounded(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const __half v = __double2half(x[i]);
+    h[i].bits = __half_raw(v).x;
+    rounded[i] = double(__half2float(v));
+  }
+  device_buffer<wham_float16> d_h(h);
+  const float scale = float(1.0 / std::sqrt(double(n)));
+  REQUIRE_OK(wham_hadamard_f16(d_h.data(), d_h.data(), m, log_k, batch, scale,
+                               WHAM_HADAMARD_QUAROT, 1, nullptr));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const auto got_bits = d_h.download();
+  std::vector<double> got(got_bits.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    __half_raw raw;
+    raw.x = got_bits[i].bits;
+    got[i] = double(__half2float(__half(raw)));
+  }
+  const auto want = wham::reference::hadamard_batched<double>(
+      rounded.data(), m, log_k, batch, scale, wham::hadamard_matrices::quarot, true);
+  CHECK(relative_error(got, want) < 4.0 / 2048);
+
+  const int log_n = 12;
+  std::vector<wham_bfloat16> b(std::size_t(3) << log_n);
+  std::vector<double> b_rounded(b.size());
+  const auto y = uniform<double>(b.size(), -1, 1, 4);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const __nv_bfloat16 v = __double2bfloat16(y[i]);
+    b[i].bits = __nv_bfloat16_raw(v).x;
+    b_rounded[i] = double(__bfloat162float(v));
+  }
+  device_buffer<wham_bfloat16> d_b(b), d_bo(b.size());
+  REQUIRE_OK(wham_fwht_bf16(d_b.data(), d_bo.data(), log_n, 3, 1.0f / 64.0f, WHAM_FWHT_AUTOMATIC,
+                            nullptr));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const auto bo = d_bo.download();
+  std::vector<double> b_got(bo.size());
+  for (std::size_t i = 0; i < bo.size(); ++i) {
+    __nv_bfloat16_raw raw;
+    raw.x = bo[i].bits;
+    b_got[i] = double(__bfloat162float(__nv_bfloat16(raw)));
+  }
+  CHECK(relative_error(b_got, wham::reference::fwht_batched<double>(b_rounded.data(), log_n, 3,
+                                                                     1.0 / 64.0)) < 4.0 / 256);
 }
 
 TEST_CASE("wham_iqp_encode matches the reference state") {
