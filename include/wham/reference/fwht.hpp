@@ -72,25 +72,8 @@ std::vector<D> fwht_batched(const T* in, int log_n, std::int64_t batch, double s
 
 /// Entry (a, j) of H_m (m in 12, 20, 28, 40) of the set `matrices`: +1 or -1.
 inline int hadamard_entry(int m, hadamard_matrices matrices, int a, int j) {
-  namespace t = wham::detail::wht;
-  const bool fht = matrices == hadamard_matrices::fast_hadamard_transform;
-  const std::uint64_t* rows = nullptr;
-  switch (m) {
-    case 12:
-      rows = fht ? t::hadamard_fast_hadamard_transform_12 : t::hadamard_quarot_12;
-      break;
-    case 20:
-      rows = fht ? t::hadamard_fast_hadamard_transform_20 : t::hadamard_quarot_20;
-      break;
-    case 28:
-      rows = fht ? t::hadamard_fast_hadamard_transform_28 : t::hadamard_quarot_28;
-      break;
-    case 40:
-      rows = fht ? t::hadamard_fast_hadamard_transform_40 : t::hadamard_quarot_40;
-      break;
-    default:
-      throw std::invalid_argument("hadamard_entry: m is 12, 20, 28 or 40");
-  }
+  const std::uint64_t* rows = wham::detail::wht::hadamard_rows(m, matrices);
+  if (rows == nullptr) throw std::invalid_argument("hadamard_entry: m is 12, 20, 28 or 40");
   return ((rows[a] >> j) & 1u) != 0 ? -1 : 1;
 }
 

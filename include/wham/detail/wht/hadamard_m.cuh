@@ -22,6 +22,7 @@
 #include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
 
+#include <cuda/std/bit>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -33,30 +34,19 @@ namespace wham::detail::wht {
 /// transpose: bit a' set where the entry is -1.
 template <int M, int Set>
 constexpr std::uint64_t hadamard_minus_row(int a, bool transpose) {
-  const std::uint64_t* t = nullptr;
-  if constexpr (M == 12) {
-    t = Set == 0 ? hadamard_fast_hadamard_transform_12 : hadamard_quarot_12;
-  } else if constexpr (M == 20) {
-    t = Set == 0 ? hadamard_fast_hadamard_transform_20 : hadamard_quarot_20;
-  } else if constexpr (M == 28) {
-    t = Set == 0 ? hadamard_fast_hadamard_transform_28 : hadamard_quarot_28;
-  } else {
-    static_assert(M == 40, "m is 12, 20, 28 or 40");
-    t = Set == 0 ? hadamard_fast_hadamard_transform_40 : hadamard_quarot_40;
-  }
+  static_assert(M == 12 || M == 20 || M == 28 || M == 40, "m is 12, 20, 28 or 40");
+  const std::uint64_t* t = hadamard_rows(M, static_cast<hadamard_matrices>(Set));
   if (!transpose) return t[a];
   std::uint64_t row = 0;
   for (int j = 0; j < M; ++j) row |= ((t[j] >> a) & 1u) << j;
   return row;
 }
 
-constexpr int popcount64(std::uint64_t v) { return v == 0 ? 0 : int(v & 1u) + popcount64(v >> 1); }
-
 /// Output A of H_m x (or H_m^T x): the entries of the row's minority sign summed once.
 template <int M, int Set, bool Transpose, int A, class V>
 __device__ __forceinline__ V hadamard_m_entry(const V (&x)[M], const V& sum) {
   constexpr std::uint64_t minus = hadamard_minus_row<M, Set>(A, Transpose);
-  constexpr bool few_minus = 2 * popcount64(minus) <= M;
+  constexpr bool few_minus = 2 * cuda::std::popcount(minus) <= M;
   V acc = V(0);
 #pragma unroll
   for (int j = 0; j < M; ++j) {

@@ -91,18 +91,24 @@ inline constexpr std::uint64_t hadamard_quarot_28[28] = {
     0x1bb7952ull, 0x37672a6ull, 0x6ec654eull, 0xdd84a9eull,
     0xbb0d53cull, 0x761ea78ull, 0xec354f2ull, 0xd86e9e4ull,
 };
-/// quarot, order 40.
-inline constexpr std::uint64_t hadamard_quarot_40[40] = {
-    0xffffeffffeull, 0x615e4615e4ull, 0xc2bc8c2bc8ull, 0x8579285792ull,
-    0x0af260af26ull, 0x15e4c15e4cull, 0x2bc982bc98ull, 0x5793057930ull,
-    0xaf260af260ull, 0x5e4c25e4c2ull, 0xbc984bc984ull, 0x7930a7930aull,
-    0xf2614f2614ull, 0xe4c2ae4c2aull, 0xc9856c9856ull, 0x930ae930aeull,
-    0x2615e2615eull, 0x4c2bc4c2bcull, 0x9857898578ull, 0x30af230af2ull,
-    0x00001ffffeull, 0x9ea1b615e4ull, 0x3d437c2bc8ull, 0x7a86d85792ull,
-    0xf50d90af26ull, 0xea1b315e4cull, 0xd43672bc98ull, 0xa86cf57930ull,
-    0x50d9faf260ull, 0xa1b3d5e4c2ull, 0x4367bbc984ull, 0x86cf57930aull,
-    0x0d9ebf2614ull, 0x1b3d5e4c2aull, 0x367a9c9856ull, 0x6cf51930aeull,
-    0xd9ea12615eull, 0xb3d434c2bcull, 0x67a8798578ull, 0xcf50d30af2ull,
-};
+/// quarot, order 40: the same matrix as fast-hadamard-transform's (had.40.tpal).
+inline constexpr const auto& hadamard_quarot_40 = hadamard_fast_hadamard_transform_40;
+
+/// The rows of H_m (m in 12, 20, 28, 40) of the set `matrices`; null for any other m.
+constexpr const std::uint64_t* hadamard_rows(int m, hadamard_matrices matrices) {
+  const bool fht = matrices == hadamard_matrices::fast_hadamard_transform;
+  switch (m) {
+    case 12:
+      return fht ? hadamard_fast_hadamard_transform_12 : hadamard_quarot_12;
+    case 20:
+      return fht ? hadamard_fast_hadamard_transform_20 : hadamard_quarot_20;
+    case 28:
+      return fht ? hadamard_fast_hadamard_transform_28 : hadamard_quarot_28;
+    case 40:
+      return hadamard_fast_hadamard_transform_40;
+    default:
+      return nullptr;
+  }
+}
 
 }  // namespace wham::detail::wht
