@@ -130,7 +130,13 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> sc
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     detail::check_device_accessible("fwht", "out", out);
   }
-  detail::wht::dispatch<T>(in, out, log_n, batch, scale, stream, path);
+  detail::wht::fwht_checked<T>(in, out, log_n, batch, scale, stream, path);
+}
+
+template <class T>
+void detail::wht::fwht_checked(const T* in, T* out, int log_n, std::int64_t batch,
+                               scale_t<T> scale, cudaStream_t stream, fwht_path path) {
+  dispatch<T>(in, out, log_n, batch, scale, stream, path);
 }
 
 }  // namespace wham

@@ -66,9 +66,7 @@ inline void hadamard_dispatch(const T* in, T* out, int m, int log_k, std::int64_
     if (rows_per_block > 0) {
       launch_hadamard_m_fused<T, M, S, Tr>(in, out, log_k, batch, rows_per_block, scale, stream);
     } else {
-      // The public call (its checks passed here already) so that a library holding both
-      // instantiations compiles the fwht's kernels once.
-      fwht<T>(in, out, log_k, batch * M, scale, stream, fwht_path::automatic);
+      fwht_checked<T>(in, out, log_k, batch * M, scale, stream, fwht_path::automatic);
       launch_hadamard_m_columns<T, M, S, Tr>(out, log_k, batch, stream);
     }
   });
@@ -119,7 +117,10 @@ void hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, fwht_sc
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     detail::check_device_accessible("hadamard", "out", out);
   }
-  if (m == 1) return fwht<T>(in, out, log_k, batch, scale, stream, fwht_path::automatic);
+  if (m == 1) {
+    return detail::wht::fwht_checked<T>(in, out, log_k, batch, scale, stream,
+                                        fwht_path::automatic);
+  }
   detail::wht::hadamard_dispatch<T>(in, out, m, log_k, batch, scale, stream, matrices, transpose);
 }
 

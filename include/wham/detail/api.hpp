@@ -91,6 +91,15 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch,
           fwht_scale_t<T> scale = fwht_scale_t<T>(1), cudaStream_t stream = 0,
           fwht_path path = fwht_path::automatic);
 
+namespace detail::wht {
+/// wham::fwht after its argument checks (wham/fwht.cuh): what wham::hadamard runs once its
+/// own checks have passed, prebuilt with fwht so that neither the checks nor the kernels
+/// are repeated.
+template <class T>
+void fwht_checked(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T> scale,
+                  cudaStream_t stream, fwht_path path);
+}  // namespace detail::wht
+
 // ---- Hadamard transform of m * 2^k rows (wham/hadamard.cuh) --------------------------------
 
 // hadamard_matrices: wham/detail/wht/hadamard_matrices.hpp.

@@ -14,7 +14,10 @@
   KIND void ::wham::fwht<T>(const T*, T*, int, std::int64_t, ::wham::fwht_scale_t<T>, \
                             cudaStream_t, ::wham::fwht_path);                         \
   KIND bool ::wham::fwht_path_serves<T>(::wham::fwht_path, int);                      \
-  KIND int ::wham::fwht_fused_max_log_n<T>();
+  KIND int ::wham::fwht_fused_max_log_n<T>();                                         \
+  KIND void ::wham::detail::wht::fwht_checked<T>(const T*, T*, int, std::int64_t,      \
+                                                 ::wham::fwht_scale_t<T>, cudaStream_t, \
+                                                 ::wham::fwht_path);
 
 /// hadamard<T> (rows of m * 2^k); T as for fwht.
 #define WHAM_INSTANTIATE_HADAMARD(KIND, T)                                                   \
