@@ -23,40 +23,15 @@ namespace {
 template <class T>
 using scale_t = wham::fwht_scale_t<T>;
 
-/// Uniform [-1, 1) elements (fill_uniform converts from double to the 16-bit types).
+/// 1 GiB of rows of m * 2^log_k elements (m = 1: wham::fwht's rows, through wham::hadamard,
+/// which hands them to it), uniform in [-1, 1), against a copy of the same bytes.
 template <class T>
-void fill(T* p, std::size_t count) {
-  wham_bench::fill_uniform(p, count);
-}
-
-/// args: log_n
-template <class T>
-void BM_pow2(benchmark::State& state) {
-  const int log_n = static_cast<int>(state.range(0));
-  const std::size_t n = std::size_t(1) << log_n;
-  const std::int64_t batch =
-      std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
-  wham_test::device_buffer<T> in(n * batch), out(n * batch);
-  fill(in.data(), n * batch);
-  cudaStream_t stream = nullptr;
-  const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
-  const scale_t<T> scale(1.0 / std::sqrt(double(n)));
-  const double t = wham_bench::run_manual(
-      state, stream, [&] { wham::fwht(in.data(), out.data(), log_n, batch, scale, stream); });
-  wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
-  state.counters["batch"] = double(batch);
-}
-
-/// args: m, log_k
-template <class T>
-void BM_mk(benchmark::State& state) {
-  const int m = static_cast<int>(state.range(0));
-  const int log_k = static_cast<int>(state.range(1));
+void run_rows(benchmark::State& state, int m, int log_k) {
   const std::size_t n = std::size_t(m) << log_k;
   const std::int64_t batch =
       std::max<std::int64_t>(1, (std::int64_t(1) << 30) / std::int64_t(n * sizeof(T)));
   wham_test::device_buffer<T> in(n * batch), out(n * batch);
-  fill(in.data(), n * batch);
+  wham_bench::fill_uniform(in.data(), n * batch);  // converts from double to 16-bit types
   cudaStream_t stream = nullptr;
   const double floor_s = wham_bench::copy_floor(in.data(), out.data(), in.bytes(), stream);
   const scale_t<T> scale(1.0 / std::sqrt(double(n)));
@@ -65,8 +40,22 @@ void BM_mk(benchmark::State& state) {
   });
   wham_bench::set_common_counters(state, t, 2.0 * double(in.bytes()), floor_s);
   state.counters["batch"] = double(batch);
-  state.counters["fused"] =
-      wham::detail::wht::hadamard_m_rows_per_block<T>(m, log_k, batch) > 0 ? 1.0 : 0.0;
+  if (m > 1) {
+    state.counters["fused"] =
+        wham::detail::wht::hadamard_m_rows_per_block<T>(m, log_k, batch) > 0 ? 1.0 : 0.0;
+  }
+}
+
+/// args: log_n
+template <class T>
+void BM_pow2(benchmark::State& state) {
+  run_rows<T>(state, 1, static_cast<int>(state.range(0)));
+}
+
+/// args: m, log_k
+template <class T>
+void BM_mk(benchmark::State& state) {
+  run_rows<T>(state, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
 }
 
 /// args: m, log_k, tokens
@@ -77,7 +66,7 @@ void BM_model(benchmark::State& state) {
   const std::int64_t tokens = state.range(2);
   const std::size_t n = std::size_t(m) << log_k;
   wham_test::device_buffer<T> in(n * tokens), out(n * tokens);
-  fill(in.data(), n * tokens);
+  wham_bench::fill_uniform(in.data(), n * tokens);
   cudaStream_t stream;
   WHAM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const scale_t<T> scale(1.0 / std::sqrt(double(n)));
