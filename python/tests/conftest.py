@@ -144,3 +144,20 @@ def stub(stub_path, monkeypatch):
 def no_library(monkeypatch, tmp_path):
     monkeypatch.setenv("WHAM_LIBRARY", str(tmp_path / "missing" / "libwham.so"))
     monkeypatch.setattr(_lib, "_library", None)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch with a GPU and libwham.so (the test is skipped otherwise)."""
+    from gpu_support import Framework, require_library
+    require_library()
+    return Framework("torch").mod
+
+
+@pytest.fixture
+def wt(torch):
+    """wham.torch_ops (PyTorch 2.4+: torch.library.custom_op)."""
+    if not hasattr(torch.library, "custom_op"):
+        pytest.skip("torch.library.custom_op needs PyTorch 2.4 or newer")
+    import wham.torch_ops
+    return wham.torch_ops

@@ -9,27 +9,13 @@ import pytest
 import wham
 from wham import reference
 
-from gpu_support import Framework, rel_err, require_library
+from gpu_support import rel_err
 
 pytestmark = pytest.mark.gpu
 RNG = np.random.default_rng(2053)
 # Relative error bound a row: float32 and float64 arithmetic; the 16-bit types rounded once
 # (fused) or a few times (split) to u = 2^-11 (float16) or 2^-8 (bfloat16).
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 4 * 2.0 ** -11, "bfloat16": 4 * 2.0 ** -8}
-
-
-@pytest.fixture
-def torch():
-    require_library()
-    return Framework("torch").mod
-
-
-@pytest.fixture
-def wt(torch):
-    if not hasattr(torch.library, "custom_op"):
-        pytest.skip("torch.library.custom_op needs PyTorch 2.4 or newer")
-    import wham.torch_ops
-    return wham.torch_ops
 
 
 def _h(m, matrices):

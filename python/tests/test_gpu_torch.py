@@ -16,20 +16,6 @@ pytestmark = pytest.mark.gpu
 RNG = np.random.default_rng(1952)
 
 
-@pytest.fixture
-def torch():
-    require_library()
-    return Framework("torch").mod
-
-
-@pytest.fixture
-def wt(torch):
-    if not hasattr(torch.library, "custom_op"):
-        pytest.skip("torch.library.custom_op needs PyTorch 2.4 or newer")
-    import wham.torch_ops
-    return wham.torch_ops
-
-
 def test_side_stream(torch):
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
