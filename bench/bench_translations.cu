@@ -28,8 +28,10 @@ void BM_translation(benchmark::State& state) {
   const std::int64_t n = 100000;
   const int pmax = path == wham::translation_path::direct   ? 4
                    : path == wham::translation_path::thread ? 12
+                   : path == wham::translation_path::split  ? 12
                                                             : wham::m2l_max_order<T>();
-  if (p > pmax || p > wham::m2l_max_order<T>()) {
+  const int pmin = path == wham::translation_path::split ? 7 : 0;
+  if (p < pmin || p > pmax || p > wham::m2l_max_order<T>()) {
     state.SkipWithError("order beyond the path");
     return;
   }
@@ -100,7 +102,8 @@ void translation_args(benchmark::internal::Benchmark* b) {
       // the explicit paths where automatic switches (the tuning table)
       if (p <= 4) b->Args({p, int(P::direct), f});
       if (p <= 12) b->Args({p, int(P::thread), f});
-      if (p >= 3) b->Args({p, int(P::warp), f});
+      if (p >= 7 && p <= 12) b->Args({p, int(P::split), f});
+      if (p >= 6) b->Args({p, int(P::warp), f});
     }
   }
   b->ArgNames({"p", "path", "form"})->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -116,12 +116,6 @@ inline particles make_particles(std::int64_t n, int depth, std::uint64_t seed) {
   return p;
 }
 
-/// The parent of a cell one level up.
-inline std::int32_t parent_of(int level, std::int32_t id) {
-  const auto c = wham::cell_coords(level, id);
-  return wham::cell_id(level - 1, c[0] / 2, c[1] / 2, c[2] / 2);
-}
-
 /// Everything one FMM run needs on the device, for one depth (leaf level) and order.
 template <class T>
 class uniform_fmm {
@@ -158,16 +152,23 @@ class uniform_fmm {
       L.m2l_tgt = device_array<std::int32_t>(g.tgt);
       L.m2l_cls = device_array<std::int32_t>(g.cls);
       L.class_deltas = device_array<T>(wham::uniform_class_deltas(1.0 / double(1 << l)));
-      if (l > 2) {  // this level's children-to-parents pairs (M2M) and back (L2L)
-        const auto up = cell_centers_of_parents(l, centers);
-        std::vector<std::int32_t> child(cells), parent(cells);
-        std::vector<double> up_delta(3 * cells), down_delta(3 * cells);
-        for (std::int32_t c = 0; c < cells; ++c) {
-          child[c] = c;
-          parent[c] = parent_of(l, c);
-          for (int k = 0; k < 3; ++k) {
-            up_delta[3 * c + k] = up[3 * c + k] - centers[3 * c + k];  // parent - child
-            down_delta[3 * c + k] = -up_delta[3 * c + k];
+      if (l > 2) {  // this level's children-to-parents pairs (M2M) and back (L2L),
+                    // listed by parent: M2M sums each parent's 8 children on chip
+        const auto pc = wham::cell_centers(l - 1);
+        std::vector<std::int32_t> child, parent;
+        std::vector<double> up_delta, down_delta;
+        for (std::int32_t q = 0; q < cells_at(l - 1); ++q) {
+          const auto qc = wham::cell_coords(l - 1, q);
+          for (int o = 0; o < 8; ++o) {
+            const std::int32_t c = wham::cell_id(l, 2 * qc[0] + (o & 1), 2 * qc[1] + ((o >> 1) & 1),
+                                                 2 * qc[2] + (o >> 2));
+            child.push_back(c);
+            parent.push_back(q);
+            for (int k = 0; k < 3; ++k) {
+              const double d = pc[3 * q + k] - centers[3 * c + k];  // parent - child
+              up_delta.push_back(d);
+              down_delta.push_back(-d);
+            }
           }
         }
         L.child = device_array<std::int32_t>(child);
@@ -275,15 +276,6 @@ class uniform_fmm {
     device_array<std::int32_t> m2l_src, m2l_tgt, m2l_cls, child, parent;
     std::int64_t m2l_pairs = 0;
   };
-  static std::vector<double> cell_centers_of_parents(int l, const std::vector<double>&) {
-    const auto pc = wham::cell_centers(l - 1);
-    std::vector<double> up(3 * cells_at(l));
-    for (std::int32_t c = 0; c < cells_at(l); ++c) {
-      const std::int32_t q = parent_of(l, c);
-      for (int k = 0; k < 3; ++k) up[3 * c + k] = pc[3 * q + k];
-    }
-    return up;
-  }
 
   int depth_, p_;
   std::int64_t n_ = 0, C_ = 0, num_near_ = 0;
@@ -329,7 +321,7 @@ __global__ void __launch_bounds__(256)
       const S dx = x - sp[s][0], dy = y - sp[s][1], dz = z - sp[s][2];
       const S r2 = dx * dx + dy * dy + dz * dz;
       if (r2 == S(0)) continue;
-      const S inv = S(1) / sqrt(r2);
+      const S inv = rsqrt(r2);  // at most 1 ulp in double, 2 in float (as wham::p2p)
       const S qi = sp[s][3] * inv;
       phi += qi;
       const S qi3 = qi * inv * inv;

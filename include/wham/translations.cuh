@@ -33,12 +33,14 @@
 ///   thread   one thread a pair, rotate so that delta lies on z (M2L's swap matrices and
 ///            angle powers), translate along z (one triangular Toeplitz product an order
 ///            m, (-r)^j / j!), rotate back: O(p^3); orders 0..12;
-///   warp     the same rotated translation, one warp a pair, every order;
-///   automatic  direct to p = 4, thread to 6 (double; the thread schedule spills above)
-///            or 12 (float), warp above; where a block of the thread schedule outgrows the
-///            device's shared memory (99 KB a block on compute capability 8.6 and 8.9:
-///            float from p = 9), the warp schedule. An explicit path that does not fit
-///            throws.
+///   split    the same, one pair a lane, the degrees over a block's warps (M2L's split
+///            schedule); orders 7..12;
+///   warp     the same, one warp a pair, every order;
+///   automatic  direct to p = 4 (double) or 3 (float), thread to 6, split to 12, warp
+///            above; where a block outgrows the device's shared memory, the next that
+///            fits. An explicit path that does not fit throws.
+/// The accumulate forms sum each run of consecutive pairs that share a target on chip and
+/// add it with one atomic a coefficient (block schedules): list children by parent.
 /// Accuracy (relative, the coefficient vector's 2-norm): double 4e-15 at p <= 8, 4e-14 at
 /// p = 12, 6e-13 at p = 16, 5e-12 at p = 20; float 3e-6 at p <= 8, 2e-5 at p = 12, 3e-4 at
 /// p = 16 (the rotations' swap matrices grow like 2^l); the direct form 1e-16 / 1e-7.
@@ -64,11 +66,11 @@
 namespace wham {
 
 /// Which schedule an M2M / L2L call runs (see the file comment).
-enum class translation_path { automatic, direct, thread, warp };
+enum class translation_path { automatic, direct, thread, split, warp };
 
 namespace detail::translations {
 
-inline constexpr int path_count = 4;
+inline constexpr int path_count = 5;
 inline constexpr std::int64_t max_rows = std::int64_t(1) << 31;
 
 inline schedule requested_schedule(translation_path path) {
@@ -77,6 +79,8 @@ inline schedule requested_schedule(translation_path path) {
       return schedule::direct;
     case translation_path::thread:
       return schedule::thread;
+    case translation_path::split:
+      return schedule::split;
     default:
       return schedule::warp;
   }
@@ -92,7 +96,7 @@ void run(bool indexed, const char* f, const char* in_name, const char* out_name,
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2m / l2l: T must be float or double");
   check_range(f, "p", p, 0, m2l_max_order<T>());
-  check_enum(f, "path", path, path_count, "automatic, direct, thread or warp");
+  check_enum(f, "path", path, path_count, "automatic, direct, thread, split or warp");
   const std::int64_t C = m2l_num_coeffs(p);
   check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
   if (indexed) {
@@ -102,9 +106,10 @@ void run(bool indexed, const char* f, const char* in_name, const char* out_name,
   }
   const bool chosen_by_caller = path != translation_path::automatic;
   const schedule requested = chosen_by_caller ? requested_schedule(path) : automatic_schedule<T>(p);
-  if (p > schedule_max_order<T>(requested)) {
+  if (p < schedule_min_order(requested) || p > schedule_max_order<T>(requested)) {
     throw_invalid_argument(f, "p", p,
-                           "0.." + std::to_string(schedule_max_order<T>(requested)) +
+                           std::to_string(schedule_min_order(requested)) + ".." +
+                               std::to_string(schedule_max_order<T>(requested)) +
                                " for that path");
   }
   if (num_pairs == 0) return;

@@ -31,17 +31,18 @@ using wham_test::device_buffer;
 template <class T>
 using cx = cuda::std::complex<T>;
 
-/// The highest order a path serves for T.
+/// Whether a path serves order p for T.
 template <class T>
-int path_max_order(translation_path path) {
-  const int top = wham::m2l_max_order<T>();
+bool path_serves(translation_path path, int p) {
   switch (path) {
     case translation_path::direct:
-      return 4;
+      return p <= 4;
     case translation_path::thread:
-      return 12;
+      return p <= 12;
+    case translation_path::split:
+      return p >= 7 && p <= 12;
     default:
-      return top;
+      return p <= wham::m2l_max_order<T>();
   }
 }
 
@@ -107,10 +108,11 @@ TEMPLATE_TEST_CASE("m2m and l2l match the host reference on every path", "[trans
                    double) {
   using T = TestType;
   const auto path = GENERATE(translation_path::automatic, translation_path::direct,
-                             translation_path::thread, translation_path::warp);
+                             translation_path::thread, translation_path::split,
+                             translation_path::warp);
   const int p = GENERATE(0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 16, 20);
   const bool m2m = GENERATE(true, false);
-  if (p > path_max_order<T>(path)) return;
+  if (!path_serves<T>(path, p)) return;
   CAPTURE(p, int(path), m2m, wham_test::seed());
   const int C = (p + 1) * (p + 1);
   const std::int64_t n = wham_test::reduced() ? 97 : 1000;  // not a multiple of a block
@@ -141,10 +143,11 @@ TEMPLATE_TEST_CASE("m2m_accumulate and l2l_accumulate: bad indices add nothing, 
                    "[translations]", float, double) {
   using T = TestType;
   const auto path = GENERATE(translation_path::automatic, translation_path::direct,
-                             translation_path::thread, translation_path::warp);
-  const int p = GENERATE(0, 2, 4, 8, 13);
+                             translation_path::thread, translation_path::split,
+                             translation_path::warp);
+  const int p = GENERATE(0, 2, 4, 8, 12, 13);
   const bool m2m = GENERATE(true, false);
-  if (p > path_max_order<T>(path)) return;
+  if (!path_serves<T>(path, p)) return;
   CAPTURE(p, int(path), m2m, wham_test::seed());
   const int C = (p + 1) * (p + 1);
   constexpr std::int64_t num_in = 40, num_out = 9, guard = 2;  // 8 children a parent and more
@@ -155,7 +158,8 @@ TEMPLATE_TEST_CASE("m2m_accumulate and l2l_accumulate: bad indices add nothing, 
   std::vector<std::int32_t> src(n), tgt(n);
   for (std::int64_t i = 0; i < n; ++i) {
     src[i] = src_d(gen);
-    tgt[i] = tgt_d(gen);
+    // the first half in runs of one target (a tree's children by parent), the rest random
+    tgt[i] = i < n / 2 ? std::int32_t(i * num_out / (n / 2)) : tgt_d(gen);
     if (coin(gen) == 0) src[i] = bad[coin(gen) % 5];
     if (coin(gen) == 0) tgt[i] = coin(gen) < 5 ? bad[5] : bad[coin(gen) % 4];
   }
@@ -202,8 +206,9 @@ TEMPLATE_TEST_CASE("m2m_accumulate and l2l_accumulate: bad indices add nothing, 
 }
 
 TEST_CASE("m2m and l2l: the first call inside a captured CUDA graph", "[translations]") {
-  // direct, thread (its block above 48 KB at p = 6: an attribute set on first use), warp
-  const int p = GENERATE(3, 6, 14);
+  // direct, thread (its block above 48 KB at p = 6: an attribute set on first use), split,
+  // warp
+  const int p = GENERATE(3, 6, 9, 14);
   CAPTURE(p);
   const int C = (p + 1) * (p + 1);
   const std::int64_t n = 129;

@@ -54,6 +54,10 @@ TEMPLATE_TEST_CASE("m2m and l2l check their arguments before the device", "[tran
                   wham::m2m(in.data(), d.data(), out.data(), 13, 4, 0, translation_path::thread);
                 }),
                 "0..12"));
+    CHECK(names(message_of([&] {
+                  wham::l2l(in.data(), d.data(), out.data(), 6, 4, 0, translation_path::split);
+                }),
+                "7..12"));
   }
   SECTION("counts") {
     CHECK(names(message_of([&] { wham::m2m(in.data(), d.data(), out.data(), p, -1); }),
@@ -129,14 +133,14 @@ TEMPLATE_TEST_CASE("automatic M2M / L2L schedules fit every supported device", "
       const auto s = tr::fitting_schedule<T>("m2m", tr::automatic_schedule<T>(p), false, p);
       CAPTURE(a.major, a.minor, p, int(s));
       CHECK(tr::schedule_smem_bytes<T>(s, p) <= a.smem);
-      if (p <= 4) CHECK(s == tr::schedule::direct);
+      if (p <= tr::automatic_direct_max_order<T>()) CHECK(s == tr::schedule::direct);
     }
   }
-  // float's thread schedule needs 121 KB at p = 9: warp on 99 KB devices, and an explicit
+  // float's thread schedule needs 121 KB at p = 9: split on 99 KB devices, and an explicit
   // thread path there throws
   if constexpr (sizeof(T) == 4) {
     wham_test::fake_device small(8, 6, 101376);
-    CHECK(tr::fitting_schedule<T>("m2m", tr::schedule::thread, false, 9) == tr::schedule::warp);
+    CHECK(tr::fitting_schedule<T>("m2m", tr::schedule::thread, false, 9) == tr::schedule::split);
     CHECK(names(message_of([] { tr::fitting_schedule<T>("m2m", tr::schedule::thread, true, 9); }),
                 "shared memory"));
     wham_test::fake_device hopper(9, 0, 232448);

@@ -8,12 +8,13 @@
 /// A block of p2p_warps warps takes p2p_warps consecutive target cells. A warp holds 32 of
 /// its cell's targets in registers (one a lane; a larger cell in rounds of 32) with their
 /// sums, walks the cell's near list and stages each source cell through its own slot of
-/// shared memory, p2p_tile sources at a time (coalesced loads of x, y, z and q, x, y, z,
-/// q stored apart so that every lane reads the same source at once, a broadcast), then
+/// shared memory, p2p_tile sources at a time (coalesced loads of x, y, z and q, stored as
+/// one aligned (x, y, z, q) record a source, so that every lane reads the same source at
+/// once, a broadcast, in one 16-byte load (float) or two (double) instead of four), then
 /// adds the tile's sources to each lane's target (add_interaction: rsqrt, 20 flops).
 /// Each target's sums are added to its outputs once, by its own thread: no atomics, no
 /// block barrier. A near cell id outside [0, num_cells) is skipped, offsets are clamped.
-/// Shared memory: p2p_warps * 4 * p2p_tile values of T (4 KB in double).
+/// Shared memory: p2p_warps * p2p_tile records of four T (4 KB in double).
 #pragma once
 
 #include <wham/detail/particles/harmonics.cuh>
@@ -26,6 +27,12 @@
 
 namespace wham::detail::particles {
 
+/// One staged source: position and charge, aligned for vector loads from shared memory.
+template <class T>
+struct alignas(4 * sizeof(T) > 16 ? 16 : 4 * sizeof(T)) staged_source {
+  T x, y, z, q;
+};
+
 template <class T, bool Gradient>
 __global__ void __launch_bounds__(32 * p2p_warps)
     p2p_kernel(const T* __restrict__ points, const T* __restrict__ charges, std::int64_t num_points,
@@ -35,14 +42,14 @@ __global__ void __launch_bounds__(32 * p2p_warps)
                T* __restrict__ potential, T* __restrict__ gradient) {
   constexpr int K = p2p_tile;
   static_assert(K == 32, "one source a lane");
-  __shared__ T tiles[p2p_warps][4][K];
+  __shared__ staged_source<T> tiles[p2p_warps][K];
   const int lane = int(threadIdx.x) & 31, w = int(threadIdx.x) >> 5;
   const std::int64_t t = std::int64_t(blockIdx.x) * p2p_warps + w;
   if (t >= num_cells) return;
   const point_range targets = clamped_range(cell_offsets, t, num_points);
   const point_range listed = clamped_range(near_offsets, t, num_near);
   if (targets.begin == targets.end || listed.begin == listed.end) return;
-  T(*tile)[K] = tiles[w];
+  staged_source<T>* tile = tiles[w];
   for (std::int64_t first = targets.begin; first < targets.end; first += 32) {
     const std::int64_t j = first + lane;
     const bool own = j < targets.end;
@@ -61,21 +68,24 @@ __global__ void __launch_bounds__(32 * p2p_warps)
         const int count = int(min(std::int64_t(K), sources.end - base));
         __syncwarp();                                 // the previous tile is used up
         for (int e = lane; e < 3 * count; e += 32) {  // x, y, z: three coalesced passes
-          const int q = e / 3;
-          tile[e - 3 * q][q] = points[3 * base + e];
+          const int q = e / 3, c = e - 3 * q;
+          const T v = points[3 * base + e];
+          if (c == 0) tile[q].x = v;
+          if (c == 1) tile[q].y = v;
+          if (c == 2) tile[q].z = v;
         }
-        if (lane < count) tile[3][lane] = charges[base + lane];
+        if (lane < count) tile[lane].q = charges[base + lane];
         __syncwarp();
         if (count == K) {
 #pragma unroll 4
           for (int u = 0; u < K; ++u) {
-            add_interaction<T, Gradient>(xj, yj, zj, tile[0][u], tile[1][u], tile[2][u], tile[3][u],
-                                         phi, gx, gy, gz);
+            const staged_source<T> y = tile[u];
+            add_interaction<T, Gradient>(xj, yj, zj, y.x, y.y, y.z, y.q, phi, gx, gy, gz);
           }
         } else {
           for (int u = 0; u < count; ++u) {
-            add_interaction<T, Gradient>(xj, yj, zj, tile[0][u], tile[1][u], tile[2][u], tile[3][u],
-                                         phi, gx, gy, gz);
+            const staged_source<T> y = tile[u];
+            add_interaction<T, Gradient>(xj, yj, zj, y.x, y.y, y.z, y.q, phi, gx, gy, gz);
           }
         }
       }

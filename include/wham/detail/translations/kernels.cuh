@@ -7,7 +7,8 @@
 ///                            memory so that loads and stores are coalesced (M2L's thread
 ///                            schedule layout, detail/m2l/thread.cuh);
 ///   translate_warp_kernel    one warp a pair, run-time order: M2L's warp passes
-///                            (detail/m2l/warp.cuh) with the z-shift of blocks.cuh.
+///                            (detail/m2l/warp.cuh) with the z-shift of blocks.cuh;
+/// and the staging both block schedules share (the split schedule: split.cuh).
 #pragma once
 
 #include <wham/detail/device.cuh>
@@ -62,6 +63,44 @@ __host__ __device__ __forceinline__ bool is_zero(T x, T y, T z) {
   return x == T(0) && y == T(0) && z == T(0);
 }
 
+/// Gathers `count` records, record q from row rows[q] (zeros for -1), into slots of stride S;
+/// the whole block, plain loads. Follow with a block barrier.
+template <int C, int S, int NT, class T>
+__device__ __forceinline__ void stage_gathered(cpx<T>* sm, const cpx<T>* __restrict__ in,
+                                               const std::int64_t* rows, int count) {
+  for (int j = threadIdx.x; j < count * C; j += NT) {
+    const int q = j / C;
+    const std::int64_t r = rows[q];
+    sm[q * S + (j - q * C)] = r >= 0 ? in[r * C + (j - q * C)] : cpx<T>{T(0), T(0)};
+  }
+}
+
+/// Writes a block's records: pair-streaming, record q to row first + q (coalesced);
+/// accumulate, each run of consecutive pairs with one target summed in shared memory and
+/// added once, one atomic a coefficient a run (8 children a parent in a tree: 8 times fewer
+/// atomics on one address); a pair out of range (row -1) adds nothing.
+template <int C, int S, int NT, class T>
+__device__ __forceinline__ void store_records(const cpx<T>* sm, cpx<T>* __restrict__ out,
+                                              std::int64_t first, const std::int64_t* rows_out,
+                                              int count, bool add) {
+  if (!add) {
+    cpx<T>* dst = out + first * C;
+    for (int j = threadIdx.x; j < count * C; j += NT) {
+      const int q = j / C;
+      dst[j] = sm[q * S + (j - q * C)];
+    }
+    return;
+  }
+  for (int j = threadIdx.x; j < count * C; j += NT) {
+    const int q = j / C, i = j - q * C;
+    const std::int64_t r = rows_out[q];
+    if (r < 0 || (q > 0 && rows_out[q - 1] == r)) continue;  // not the head of a run
+    cpx<T> acc = sm[q * S + i];
+    for (int u = q + 1; u < count && rows_out[u] == r; ++u) acc = acc + sm[u * S + i];
+    put(out + r * C + i, acc, true);
+  }
+}
+
 template <kind K, bool Direct, int P, class T, int NT, bool Registers>
 __global__ void __launch_bounds__(NT)
     translate_thread_kernel(const cpx<T>* __restrict__ in, const T* __restrict__ deltas,
@@ -86,11 +125,7 @@ __global__ void __launch_bounds__(NT)
   }
   if (gather) {
     __syncthreads();  // rows_in
-    for (int j = t; j < count * C; j += NT) {
-      const int q = j / C;
-      const std::int64_t r = rows_in[q];
-      sm[q * S + (j - q * C)] = r >= 0 ? in[r * C + (j - q * C)] : cpx<T>{T(0), T(0)};
-    }
+    stage_gathered<C, S, NT>(sm, in, rows_in, count);
   }
   m2l::stage_records_wait();
   __syncthreads();
@@ -117,11 +152,7 @@ __global__ void __launch_bounds__(NT)
     }
   }
   __syncthreads();
-  for (int j = t; j < count * C; j += NT) {
-    const int q = j / C;
-    const std::int64_t r = gather ? rows_out[q] : first + q;
-    if (r >= 0) put(out + r * C + (j - q * C), sm[q * S + (j - q * C)], gather);
-  }
+  store_records<C, S, NT>(sm, out, first, rows_out, count, gather);
 }
 
 template <kind K, bool Direct, int P, class T, int NT, bool Registers>

@@ -13,21 +13,24 @@ namespace wham::detail::translations {
 /// input and output; beyond 4 it spills and loses to the rotations by work alone).
 inline constexpr int direct_max_order = 4;
 
-/// automatic: the direct form up to this order (real flops a pair, direct / rotated:
-/// 1390 / 1560 at p = 4, 2624 / 2516 at p = 5; docs/specs/translations.md).
+/// automatic: the direct form up to this order. H100, 1e5 pairs, M2M us direct / thread:
+/// double p = 3, 4: 24.9 / 26.4, 38.3 / 39.3; float p = 3, 4: 12.5 / 14.4, 21.2 / 19.6.
 template <class T>
 constexpr int automatic_direct_max_order() {
-  return 4;
+  return std::is_same_v<T, double> ? 4 : 3;
 }
 
 /// Highest order of the thread schedule (its slot in shared memory, as M2L's).
 inline constexpr int thread_max_order = m2l::thread_max_order;
 
-/// automatic: the thread schedule up to this order, the warp schedule above. ptxas (sm_90):
-/// double spills from p = 7 (0.6 KB a thread, 15 KB at p = 12), float none to p = 12.
+/// automatic: the thread schedule up to this order, the split schedule above (to
+/// m2l::split_max_order), the warp schedule beyond. H100, 1e5 pairs, M2M us thread / split:
+/// double p = 7, 8: 125 / 107, 481 / 140 (the thread schedule spills from p = 7 in double);
+/// float p = 7, 8, 9: 65.1 / 64.5, 86.0 / 83.5, 289 / 137. Split / warp at p = 12: double
+/// 782 / 1045, float 410 / 844.
 template <class T>
 constexpr int automatic_thread_max_order() {
-  return std::is_same_v<T, double> ? 6 : thread_max_order;
+  return 6;
 }
 
 /// Warps a block in the warp schedule (M2L's: the same passes).
