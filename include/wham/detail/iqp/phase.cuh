@@ -129,6 +129,7 @@ template <class P, class V, int FixedN = 0>
 struct phase_input {
   static_assert(wht::is_complex_v<V>, "IQP amplitudes are complex");
   static constexpr bool warp_tables = true;
+  static constexpr bool double_params = cuda::std::is_same_v<P, double>;
   const P* params;
   std::int64_t per_sample;
   int n;

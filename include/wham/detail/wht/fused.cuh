@@ -25,8 +25,9 @@ namespace wham::detail::wht {
 
 /// Launch shape of the fused schedule for a value type and segment length: E elements
 /// a thread (tuning.cuh's tables), at most 1024 threads a segment. Tables: whether the
-/// input makes warp tables (fused_shape_for derives it from the input policy).
-template <class V, int LogN, bool Tables>
+/// input makes warp tables, DoubleParams: whether it reads double parameters
+/// (fused_shape_for derives both from the input policy).
+template <class V, int LogN, bool Tables, bool DoubleParams = false>
 struct fused_shape {
   static constexpr int n = 1 << LogN;
   static constexpr int e_pref =
@@ -44,7 +45,9 @@ struct fused_shape {
   static constexpr bool phase_rows =
       Tables && sizeof(V) == 8 && is_complex_v<V> && LogN < log_items + 5;
   static constexpr int threads_per_sm =
-      phase_rows ? fused_phase_rows_threads_per_sm : fused_threads_per_sm;
+      phase_rows ? (DoubleParams ? fused_phase_rows_double_threads_per_sm
+                                 : fused_phase_rows_threads_per_sm)
+                 : fused_threads_per_sm;
   static constexpr int min_blocks = threads >= threads_per_sm ? 1 : threads_per_sm / threads;
   static constexpr bool uses_smem = LogN > log_items;
   /// Short segments (one thread's 16-byte stores 256 bytes apart, say) store through
@@ -66,7 +69,8 @@ struct fused_shape {
 
 /// The fused schedule's shape for rows of V made by the input policy Input.
 template <class V, int LogN, class Input>
-using fused_shape_for = fused_shape<V, LogN, has_warp_tables_v<Input>>;
+using fused_shape_for =
+    fused_shape<V, LogN, has_warp_tables_v<Input>, has_double_params_v<Input>>;
 
 /// Shared-memory slot of element x of a segment (fused_layout.hpp): XOR-swizzled, the
 /// low log2(E) bits with the next log2(E), or padded, x + x / E (one empty slot after

@@ -53,6 +53,15 @@ struct has_warp_tables<Input, cuda::std::void_t<decltype(Input::warp_tables)>>
     : cuda::std::bool_constant<Input::warp_tables> {};
 template <class Input>
 inline constexpr bool has_warp_tables_v = has_warp_tables<Input>::value;
+/// Whether an input with warp tables reads double parameters (`Input::double_params`):
+/// the fused shape's register cap for per-element phase rows depends on it (tuning.cuh).
+template <class Input, class = void>
+struct has_double_params : cuda::std::false_type {};
+template <class Input>
+struct has_double_params<Input, cuda::std::void_t<decltype(Input::double_params)>>
+    : cuda::std::bool_constant<Input::double_params> {};
+template <class Input>
+inline constexpr bool has_double_params_v = has_double_params<Input>::value;
 /// Whether a schedule of TPS threads a segment takes its loads from the tables alone
 /// (`load_product<E>(g0, v, warp_table)`, the table never null): TPS >= 32 (every warp
 /// makes one), complex128 only. Without the per-element fallback beside the product form

@@ -51,6 +51,10 @@ inline constexpr int fused_threads_per_sm = 512;
 /// 84 and n = 6, 7 92, two blocks of 256 an SM instead of three.
 inline constexpr int fused_phase_rows_threads_per_sm = 768;
 
+/// The same from double parameters, whose loads take more registers: H100 bench_iqp, 512 MiB,
+/// n = 5, 7: 303 / 281 us held at 80 registers, 279 / 239 us at 84 / 92 (two blocks an SM).
+inline constexpr int fused_phase_rows_double_threads_per_sm = 512;
+
 /// Segments whose threads would write runs narrower than this many bytes go out through
 /// shared memory in the block's linear order.
 /// H200: IQP complex128 n = 4 527 us (stored from registers) against a 129 us floor (bench_iqp)
