@@ -6,7 +6,18 @@ Order of preference: PyTorch tensors directly (their `__cuda_array_interface__` 
 tensors that require grad, and the attributes are cheaper), then
 `__cuda_array_interface__` (CuPy, Numba, JAX, PyTorch), then `__dlpack__` /
 `__dlpack_device__` (read with ctypes, `_dlpack.py`).
+
+The device of an array is its framework's word (PyTorch, CuPy, JAX, DLPack's device id),
+else the driver's for its pointer (Numba and other __cuda_array_interface__ producers);
+None for pinned host and managed memory, which every device reads.
+
+A PyTorch tensor with the conjugate or negative bit (`x.conj()` of a complex tensor, views
+of it) holds other values than its memory: as an input it is copied with resolve_conj() /
+resolve_neg() (the copy is what wham reads, kept alive until the work is done); as an
+output or in-place target (`writable=True`, or check_writable) it is refused.
 """
+
+import threading
 
 from . import _dlpack
 
@@ -35,20 +46,26 @@ class Array:
     """A checked view of a caller's GPU array (the object itself stays in `obj`)."""
 
     __slots__ = ("obj", "name", "ptr", "shape", "dtype", "device", "framework", "readonly",
-                 "stream", "keep")
+                 "stream", "keep", "resolved")
 
     def __init__(self, obj, name, ptr, shape, dtype, device, framework, readonly=False,
-                 stream=None, keep=None):
+                 stream=None, keep=None, resolved=None):
         self.obj = obj
         self.name = name
         self.ptr = ptr
         self.shape = shape
         self.dtype = dtype
-        self.device = device        # CUDA device ordinal, None when the protocol does not say
+        # CUDA device ordinal; None for memory every device reads (pinned host, managed) or
+        # where nothing says.
+        self.device = device
         self.framework = framework
         self.readonly = readonly
-        self.stream = stream        # the producer's stream (__cuda_array_interface__ v3), if any
-        self.keep = keep            # a consumed DLPack view: released with this object
+        self.stream = stream        # the stream the data was produced on, if wham must order after it
+        # What must outlive the work that reads this array (a consumed DLPack view, a copy
+        # wham made): the call keeps it until its work is done (_frameworks.Launch).
+        self.keep = keep
+        # "conjugated" / "negated": ptr is wham's copy of such a view of `name`, not its memory.
+        self.resolved = resolved
 
     @property
     def size(self):
@@ -85,14 +102,55 @@ def _not_cuda(function, name, x, where):
         "torch.as_tensor(x, device='cuda'), cupy.asarray(x), jax.device_put(x, jax.devices('gpu')[0])).")
 
 
-def _from_torch(x, function, name):
-    if x.device.type != "cuda":
+def _torch_current_stream(device):
+    import torch
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+_VIEW_BITS = {"conjugated": ("is_conj()", "resolve_conj()"),
+              "negated": ("is_neg()", "resolve_neg()")}
+
+
+def _view_bit(x):
+    """"conjugated" or "negated" for a PyTorch view whose values are not its memory's."""
+    if getattr(x, "is_conj", None) is not None and x.is_conj():
+        return "conjugated"
+    if getattr(x, "is_neg", None) is not None and x.is_neg():
+        return "negated"
+    return None
+
+
+def _from_torch(x, function, name, writable=False):
+    if x.device.type == "cuda":
+        device = x.device.index
+    elif x.device.type == "cpu" and x.is_pinned():
+        device = None  # page-locked: every device reads it; the call's device is the others'
+    else:
         raise _not_cuda(function, name, x, f"the {x.device.type} device")
     dtype = str(x.dtype)[6:]  # "torch.float32" -> "float32"
     shape = tuple(x.shape)
     if not x.is_contiguous():
         _check_contiguous(function, name, shape, tuple(x.stride()), 0, False)
-    return Array(x, name, x.data_ptr(), shape, dtype, x.device.index, "torch")
+    bit = _view_bit(x)
+    if bit is None:
+        return Array(x, name, x.data_ptr(), shape, dtype, device, "torch")
+    query, method = _VIEW_BITS[bit]
+    if writable:
+        raise ValueError(
+            f"wham.{function}: {name} is a {bit} view ({query} is True): its memory does not "
+            f"hold the values it shows, so wham cannot write into it. Pass a tensor without "
+            f"the bit (torch.empty_like(...) gives one) and conjugate or negate the result")
+    if device is None:
+        raise ValueError(
+            f"wham.{function}: {name} is a {bit} view of pinned host memory; wham would have to "
+            f"copy it to pageable memory. Pass {name}.{method}.pin_memory(), or a CUDA tensor")
+    # The copy holds the values the view shows; PyTorch allocates it on the current stream
+    # of the tensor's device, where it is also written.
+    r = x.resolve_conj().resolve_neg()
+    if not r.is_contiguous():
+        _check_contiguous(function, name, shape, tuple(r.stride()), 0, False)
+    return Array(r, name, r.data_ptr(), shape, dtype, device, "torch",
+                 stream=_torch_current_stream(device), keep=r, resolved=bit)
 
 
 def _from_cai(x, cai, function, name, framework):
@@ -110,6 +168,8 @@ def _from_cai(x, cai, function, name, framework):
         device = x.device.id
     elif framework == "jax":
         device = _jax_device(x)
+    elif ptr:  # Numba and the rest: the device the driver knows the pointer on
+        device = _pointer_device(ptr)
     return Array(x, name, ptr or 0, shape, dtype, device, framework, bool(readonly),
                  cai.get("stream"))
 
@@ -119,40 +179,121 @@ def _jax_device(x):
         (dev,) = x.devices()
     except (AttributeError, ValueError):
         return None
-    return getattr(dev, "local_hardware_id", None) or getattr(dev, "id", None)
+    # local_hardware_id is the CUDA ordinal in this process (0 on every rank of a job with one
+    # GPU a process); id is JAX's global device number.
+    ordinal = getattr(dev, "local_hardware_id", None)
+    return ordinal if ordinal is not None else getattr(dev, "id", None)
+
+
+def _pointer_device(ptr):
+    from . import _frameworks
+    kind, ordinal = _frameworks.pointer_kind(ptr)
+    return ordinal if kind == "device" else None
 
 
 def _from_dlpack(x, function, name, framework, stream):
     try:
-        device_type = x.__dlpack_device__()[0]
+        device_type = int(x.__dlpack_device__()[0])
     except AttributeError:
         device_type = None
-    if device_type is not None and int(device_type) not in _dlpack.CUDA_ACCESSIBLE:
-        where = _dlpack.DEVICE_NAMES.get(int(device_type), f"DLPack device type {int(device_type)}")
-        raise _not_cuda(function, name, x, f"the {where} device (DLPack device type {int(device_type)})")
-    # stream: the one wham will run on, so that the producer orders its pending work before
-    # it (DLPack: 1 names the legacy default stream, 0 is not allowed).
-    view = _dlpack.DLPackView(x, stream=(stream or 1) if stream is not None else None)
-    if view.device_type not in _dlpack.CUDA_ACCESSIBLE:
-        view.release()
-        raise _not_cuda(function, name, x, _dlpack.DEVICE_NAMES.get(view.device_type, "a non-CUDA device"))
+    if device_type is not None and device_type not in _dlpack.CUDA_ACCESSIBLE + (_dlpack.KDL_CPU,):
+        where = _dlpack.DEVICE_NAMES.get(device_type, f"DLPack device type {device_type}")
+        raise _not_cuda(function, name, x, f"the {where} device (DLPack device type {device_type})")
+    if device_type == _dlpack.KDL_CPU and not _may_be_pinned():
+        raise _not_cuda(function, name, x, "the CPU device (DLPack device type 1)")
+    # The stream wham will run on (default: the legacy default stream; Launch takes the
+    # tensor again where the call's stream turns out to be another), so that the producer
+    # orders its pending work on the tensor before it.
+    view = _dlpack.DLPackView(x, stream=_dlpack.consumer_stream(device_type, stream or 0))
     try:
+        if view.device_type == _dlpack.KDL_CPU:
+            from . import _frameworks
+            if _frameworks.pointer_kind(view.ptr)[0] != "host":
+                raise _not_cuda(function, name, x, "the CPU device (DLPack device type 1)")
+        elif view.device_type not in _dlpack.CUDA_ACCESSIBLE:
+            raise _not_cuda(function, name, x,
+                            _dlpack.DEVICE_NAMES.get(view.device_type, "a non-CUDA device"))
         _check_contiguous(function, name, view.shape, view.strides, view.itemsize, False)
     except ValueError:
         view.release()
         raise
-    return Array(x, name, view.ptr, view.shape, view.dtype, view.device_id, framework, keep=view)
+    # Pinned host and managed memory is read by every device: no device of its own.
+    device = view.device_id if view.device_type == _dlpack.KDL_CUDA else None
+    return Array(x, name, view.ptr, view.shape, view.dtype, device, framework, keep=view)
 
 
-def inspect(x, function, name, stream=None):
+def _may_be_pinned():
+    """Whether host memory could be page-locked here (there is a CUDA driver)."""
+    from . import _frameworks
+    return _frameworks._driver_or_none() is not None
+
+
+def retake_for_stream(a, stream):
+    """Takes DLPack argument `a` again with the call's stream `stream` where it was taken for
+    another, so that its producer orders its work before the call; releases the first view."""
+    view = a.keep
+    if not isinstance(view, _dlpack.DLPackView):
+        return
+    want = _dlpack.consumer_stream(view.device_type, stream)
+    if want == view.stream_arg:
+        return
+    new = _dlpack.DLPackView(a.obj, stream=want)
+    if (new.ptr, new.shape, new.dtype) != (a.ptr, a.shape, a.dtype):
+        new.release()
+        raise RuntimeError(f"wham: {a.name}.__dlpack__(stream={want}) describes other memory "
+                           "than its first call did")
+    a.keep = new
+    view.release()
+
+
+# Arrays inspected while a Launch is active on this thread (out=): it keeps what they
+# borrowed alive with its inputs'.
+_tracking = threading.local()
+
+
+def track_begin():
+    stack = getattr(_tracking, "stack", None)
+    if stack is None:
+        stack = _tracking.stack = []
+    tracked = []
+    stack.append(tracked)
+    return tracked
+
+
+def track_end(tracked):
+    stack = getattr(_tracking, "stack", None)
+    if stack and stack[-1] is tracked:
+        stack.pop()
+    elif stack and tracked in stack:
+        stack.remove(tracked)
+
+
+def _track(a):
+    if a.keep is not None:
+        stack = getattr(_tracking, "stack", None)
+        if stack:
+            stack[-1].append(a)
+    return a
+
+
+def inspect(x, function, name, stream=None, writable=False):
     """The checked `Array` of argument `name` of wham.`function`.
 
+    stream:   the CUDA stream handle the call runs on, where known (a DLPack producer is
+              asked to order its work before it; None: the legacy default stream, and
+              Launch takes the array again if the call's stream is another).
+    writable: True for an output or in-place target: a conjugated or negated PyTorch view
+              is refused (an input is read through a copy instead).
     Raises TypeError for an object that is no array (or a CPU array of a framework without
     DLPack), ValueError for memory a CUDA kernel cannot address or a non-contiguous layout.
     """
+    return _track(_inspect(x, function, name, stream, writable))
+
+
+def _inspect(x, function, name, stream, writable):
     framework = framework_of(x)
     if framework == "torch" and hasattr(x, "data_ptr"):
-        return _from_torch(x, function, name)
+        return _from_torch(x, function, name, writable)
     failure = None
     try:
         cai = x.__cuda_array_interface__
@@ -187,6 +328,11 @@ def check_aligned(function, a):
 
 
 def check_writable(function, a):
+    if a.resolved is not None:
+        query, method = _VIEW_BITS[a.resolved]
+        raise ValueError(f"wham.{function}: {a.name} is a {a.resolved} view ({query} is True) "
+                         "and would be written; its memory does not hold the values it shows. "
+                         f"Pass a tensor without the bit ({method} gives one)")
     if a.readonly:
         raise ValueError(f"wham.{function}: {a.name} is read-only (its __cuda_array_interface__ "
                          "says so) and would be written")

@@ -27,6 +27,9 @@ DEVICE_NAMES = {
 }
 # Memory a CUDA kernel may address (wham accepts device, managed and registered host memory).
 CUDA_ACCESSIBLE = (KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED)
+# Device types whose producers take a CUDA stream in __dlpack__(stream=...); the others
+# (CPU, pinned host) take None only.
+_STREAMED = (KDL_CUDA, KDL_CUDA_MANAGED)
 
 # DLDataTypeCode values -> NumPy kind letters.
 _CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
@@ -75,6 +78,18 @@ _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _USED = ctypes.c_char_p(b"used_dltensor")
 
 
+def consumer_stream(device_type, stream):
+    """The `stream` argument of ``__dlpack__`` for a consumer that runs on the CUDA stream
+    handle `stream`: the producer then orders its pending work on the tensor before that
+    stream. Handle 0 (the default stream, the legacy one for libwham) is DLPack's 1; the
+    handles of the legacy and per-thread default streams are 1 and 2, DLPack's numbers for
+    them, and any other handle is passed as it is. None for device types without streams
+    (CPU, pinned host) or an unknown device type."""
+    if device_type not in _STREAMED:
+        return None
+    return int(stream) if stream else 1
+
+
 def dtype_name(code, bits, lanes):
     """"float32", "complex128", ... for a DLDataType ("?" suffix for vector lanes)."""
     kind = _CODES.get(code, f"code{code}")
@@ -84,14 +99,16 @@ def dtype_name(code, bits, lanes):
 
 class DLPackView:
     """A consumed DLPack tensor: data pointer, shape, strides (in elements, None when
-    C-contiguous), dtype name and device. Calls the producer's deleter when collected."""
+    C-contiguous), dtype name and device. Calls the producer's deleter on release() or when
+    collected, whichever comes first (once)."""
 
     __slots__ = ("producer", "_managed", "ptr", "shape", "strides", "dtype", "itemsize",
-                 "device_type", "device_id")
+                 "device_type", "device_id", "stream_arg")
 
     def __init__(self, producer, stream=None):
         self.producer = producer  # keeps the memory's owner alive as long as this view
         self._managed = None
+        self.stream_arg = stream  # what __dlpack__ was given: the stream it ordered its work before
         capsule = producer.__dlpack__() if stream is None else producer.__dlpack__(stream=stream)
         if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
             raise TypeError(f"{type(producer).__name__}.__dlpack__() did not return a "
