@@ -246,33 +246,43 @@ def retake_for_stream(a, stream):
     view.release()
 
 
-# Arrays inspected while a Launch is active on this thread (out=): it keeps what they
-# borrowed alive with its inputs'.
+# Arrays inspected while a Launch is active on this thread (out=): they must be on the
+# call's device, and the Launch keeps what they borrowed alive with its inputs'.
 _tracking = threading.local()
 
 
-def track_begin():
+class Tracked:
+    __slots__ = ("device", "arrays")
+
+    def __init__(self, device):
+        self.device = device  # the device the call runs on, None where unknown
+        self.arrays = []
+
+
+def track_begin(device):
     stack = getattr(_tracking, "stack", None)
     if stack is None:
         stack = _tracking.stack = []
-    tracked = []
+    tracked = Tracked(device)
     stack.append(tracked)
     return tracked
 
 
 def track_end(tracked):
     stack = getattr(_tracking, "stack", None)
-    if stack and stack[-1] is tracked:
-        stack.pop()
-    elif stack and tracked in stack:
+    if stack and tracked in stack:
         stack.remove(tracked)
 
 
-def _track(a):
-    if a.keep is not None:
-        stack = getattr(_tracking, "stack", None)
-        if stack:
-            stack[-1].append(a)
+def _track(a, function):
+    stack = getattr(_tracking, "stack", None)
+    if stack:
+        tracked = stack[-1]
+        if a.keep is not None:
+            tracked.arrays.append(a)
+        if a.device is not None and tracked.device is not None and a.device != tracked.device:
+            raise ValueError(f"wham.{function}: arrays on different devices: {a.name} on "
+                             f"cuda:{a.device}, the call's other arrays on cuda:{tracked.device}")
     return a
 
 
@@ -287,7 +297,7 @@ def inspect(x, function, name, stream=None, writable=False):
     Raises TypeError for an object that is no array (or a CPU array of a framework without
     DLPack), ValueError for memory a CUDA kernel cannot address or a non-contiguous layout.
     """
-    return _track(_inspect(x, function, name, stream, writable))
+    return _track(_inspect(x, function, name, stream, writable), function)
 
 
 def _inspect(x, function, name, stream, writable):

@@ -297,25 +297,34 @@ class Launch:
         device = p.device
         if device is None:  # pinned host or managed memory: the other arguments' device
             device = next((a.device for a in self.arrays if a.device is not None), None)
-        self.device = device
-        self._tracked = _arrays.track_begin()
         try:
             if fw == "torch":
                 import torch
-                if device is not None and device != torch.cuda.current_device():
+                current = torch.cuda.current_device()
+                if device is not None and device != current:
                     self._guard = torch.cuda.device(device)
                     self._guard.__enter__()
+                elif device is None:
+                    device = current
                 self.stream = torch.cuda.current_stream(device).cuda_stream
             elif fw == "cupy":
                 import cupy
-                if device is not None and device != cupy.cuda.runtime.getDevice():
+                current = cupy.cuda.runtime.getDevice()
+                if device is not None and device != current:
                     self._guard = cupy.cuda.Device(device)
                     self._guard.__enter__()
+                elif device is None:
+                    device = current
                 self.stream = cupy.cuda.get_current_stream().ptr
             else:
                 if device is not None:
                     self._push_primary_context(device)
+                else:
+                    d = _driver_or_none()
+                    device = d.current_device() if d is not None else None
                 self.stream = p.stream or 0
+            self.device = device
+            self._tracked = _arrays.track_begin(device)
             for a in self.arrays:
                 _arrays.retake_for_stream(a, self.stream)
             if self._jax:
@@ -350,7 +359,8 @@ class Launch:
     def _hold(self):
         """Keeps what the arrays borrowed alive until the call's work is done."""
         keep = []
-        for a in list(self.arrays) + list(self._tracked or ()):
+        tracked = self._tracked.arrays if self._tracked is not None else []
+        for a in list(self.arrays) + tracked:
             if a.keep is None:
                 continue
             # A copy PyTorch allocated on this very stream may go back to its caching
