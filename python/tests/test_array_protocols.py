@@ -374,3 +374,15 @@ def test_pinned_host_dlpack_array_is_accepted(driver, fake_dlpack):
     with pytest.raises(ValueError, match="CPU device"):
         _arrays.inspect(pageable, "fwht", "x")
     assert pageable.deleted == 1
+
+
+def test_tensor_subclass_from_elsewhere_is_read_as_a_tensor(torch_stream):
+    tensor = type("Tensor", (), {"__module__": "torch"})  # stands for torch.Tensor
+    user_tensor = type("UserTensor", (FakeTensor, tensor), {
+        "__module__": "user_library",
+        # what torch's interface would say: the raw memory, blind to the conjugate bit
+        "__cuda_array_interface__": property(lambda self: {
+            "shape": self.shape, "typestr": "<c8", "data": (self.ptr, False), "version": 2})})
+    x = user_tensor((2, 8), "complex64", conj=True)
+    a = _arrays.inspect(x, "fwht", "x")
+    assert a.framework == "torch" and a.resolved == "conjugated" and a.ptr != x.ptr

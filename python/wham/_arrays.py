@@ -204,7 +204,13 @@ def _from_dlpack(x, function, name, framework, stream):
     # The stream wham will run on (default: the legacy default stream; Launch takes the
     # tensor again where the call's stream turns out to be another), so that the producer
     # orders its pending work on the tensor before it.
-    view = _dlpack.DLPackView(x, stream=_dlpack.consumer_stream(device_type, stream or 0))
+    try:
+        view = _dlpack.DLPackView(x, stream=_dlpack.consumer_stream(device_type, stream or 0))
+    except Exception:
+        if device_type != _dlpack.KDL_CPU:
+            raise
+        # A CPU array it cannot export (NumPy's object arrays, say) is refused as host memory.
+        raise _not_cuda(function, name, x, "the CPU device (DLPack device type 1)") from None
     try:
         if view.device_type == _dlpack.KDL_CPU:
             from . import _frameworks
@@ -278,11 +284,11 @@ def _track(a, function):
     stack = getattr(_tracking, "stack", None)
     if stack:
         tracked = stack[-1]
-        if a.keep is not None:
-            tracked.arrays.append(a)
         if a.device is not None and tracked.device is not None and a.device != tracked.device:
             raise ValueError(f"wham.{function}: arrays on different devices: {a.name} on "
                              f"cuda:{a.device}, the call's other arrays on cuda:{tracked.device}")
+        if a.keep is not None:
+            tracked.arrays.append(a)
     return a
 
 
@@ -300,9 +306,15 @@ def inspect(x, function, name, stream=None, writable=False):
     return _track(_inspect(x, function, name, stream, writable), function)
 
 
+def _is_torch_tensor(x):
+    """A torch.Tensor, also of a subclass defined outside torch (its conjugate and negative
+    bits would not show through __cuda_array_interface__)."""
+    return any(c.__name__ == "Tensor" and c.__module__ == "torch" for c in type(x).__mro__)
+
+
 def _inspect(x, function, name, stream, writable):
     framework = framework_of(x)
-    if framework == "torch" and hasattr(x, "data_ptr"):
+    if (framework == "torch" and hasattr(x, "data_ptr")) or _is_torch_tensor(x):
         return _from_torch(x, function, name, writable)
     failure = None
     try:

@@ -242,29 +242,25 @@ def hold_until_done(stream, objects):
 
 def release_finished():
     """Drops the objects whose work is complete (never waits); returns how many entries
-    are still pending. Called by every call; errors leave entries pending."""
+    are still pending. Every call runs it; what the driver cannot tell about stays."""
     if not _pending:
         return 0
     d = driver()
     with _pending_lock:
         entries = list(_pending)
-    done = []
     try:
         mode = d.relax_capture_mode()
-        try:
-            for entry in entries:
-                if d.event_done(entry[0]):
-                    done.append(entry)
-        finally:
-            d.restore_capture_mode(mode)
-    except Exception:  # best effort: what is not known to be done stays
-        pass
-    if done:
-        ids = {id(e) for e in done}
-        with _pending_lock:
-            _pending[:] = [e for e in _pending if id(e) not in ids]
+    except Exception:
+        return len(entries)
+    try:
+        finished = {id(e) for e in entries if d.event_done(e[0])}
+        with _pending_lock:  # another thread may have taken some meanwhile
+            done = [e for e in _pending if id(e) in finished]
+            _pending[:] = [e for e in _pending if id(e) not in finished]
         for event, _ in done:
             d.destroy_event(event)
+    finally:
+        d.restore_capture_mode(mode)
     return len(_pending)  # the producers' deleters run as `done` goes, outside the lock
 
 
