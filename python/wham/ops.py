@@ -93,7 +93,14 @@ def _output(function, launch, out, shape, dtype, inputs):
 
 # ---- PyTorch: routing, out= and version counters -------------------------------------------
 
+# torch.Tensor once wham.torch_ops is imported: then the test below is an isinstance, which
+# torch.compile traces without reading type names.
+_torch_tensor = None
+
+
 def _is_torch(x):
+    if _torch_tensor is not None:
+        return isinstance(x, _torch_tensor)
     return _arrays.framework_of(x) == "torch"
 
 
