@@ -225,3 +225,12 @@ def test_reference_check_of_the_routed_fwht(torch):
     y = wham.fwht(x, scale=0.5)
     assert y.requires_grad
     assert rel_err(y.detach().cpu().numpy(), reference.fwht(x.detach().cpu().numpy(), 0.5)) < 1e-13
+
+
+def test_opcheck_iqp_encode_with_its_gradient(torch):
+    # Schema, fake implementation, and the autograd formula traced by AOTAutograd.
+    params = torch.randn(3, wham.iqp_num_params(4), dtype=torch.float64, device="cuda",
+                         requires_grad=True)
+    torch.library.opcheck(torch.ops.wham.iqp_encode.default, (params,), dict(num_qubits=4))
+    z = torch.randn(2, 5, dtype=torch.float64, device="cuda", requires_grad=True)
+    torch.library.opcheck(torch.ops.wham.iqp_encode.default, (z,), dict(variant="iqp_z"))

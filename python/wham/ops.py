@@ -114,11 +114,13 @@ def _torch_route(function, inputs, written=None, written_name="out", differentia
         for t in tuple(inputs) + (written,):
             if getattr(t, "requires_grad", False):
                 raise RuntimeError(
-                    f"wham.{function}: writing into {written_name} does not support automatic "
-                    "differentiation, but an argument requires grad (as PyTorch's out= "
-                    "functions refuse); call it out of place"
-                    + (f" (wham.{function}(...) without out= is differentiable)" if differentiable else "")
-                    + ", or under torch.no_grad() with detached tensors")
+                    f"wham.{function}: the write into {written_name} does not support automatic "
+                    "differentiation, but an argument requires grad (PyTorch's out= functions "
+                    "refuse this too); "
+                    + ("call it without out= (then it is differentiable) or under "
+                       "torch.no_grad()" if differentiable else
+                       "it is not differentiable: call it under torch.no_grad() or with "
+                       "detached tensors"))
     if torch.compiler.is_compiling():
         return _registered(torch)
     if differentiable and grad and written is None:

@@ -42,6 +42,9 @@ _TRANSFORM_DTYPES = ops._FLOATS + ops._COMPLEX + ops._HALVES
 
 
 def _contiguous(t):
+    """t as the memory wham reads: lazy conjugate/negative views materialised (the library
+    reads the data pointer, which such views do not change), C-contiguous."""
+    t = t.resolve_conj().resolve_neg()
     return t if t.is_contiguous() else t.contiguous()
 
 
@@ -225,8 +228,9 @@ def _(multipoles, deltas, *, p=None, path="automatic"):
 def _m2l_accumulate_functional(multipoles: Tensor, deltas: Tensor, src: Tensor, tgt: Tensor,
                                locals: Tensor, *, p: Optional[int] = None,
                                method: str = "automatic") -> Tensor:
-    out = locals.clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate(multipoles, deltas, src, tgt, out, p, method)
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate(_contiguous(multipoles), _contiguous(deltas), _contiguous(src),
+                            _contiguous(tgt), out, p, method)
     return out
 
 
@@ -234,8 +238,9 @@ def _m2l_accumulate_functional(multipoles: Tensor, deltas: Tensor, src: Tensor, 
 def _m2l_accumulate_centers_functional(multipoles: Tensor, centers: Tensor, src: Tensor,
                                        tgt: Tensor, locals: Tensor, *, p: Optional[int] = None,
                                        method: str = "automatic") -> Tensor:
-    out = locals.clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate_centers(multipoles, centers, src, tgt, out, p, method)
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate_centers(_contiguous(multipoles), _contiguous(centers),
+                                    _contiguous(src), _contiguous(tgt), out, p, method)
     return out
 
 
@@ -244,9 +249,10 @@ def _m2l_accumulate_classes_functional(multipoles: Tensor, class_deltas: Tensor,
                                        src: Tensor, tgt: Tensor, locals: Tensor, *,
                                        p: Optional[int] = None, method: str = "automatic",
                                        grouped: bool = False) -> Tensor:
-    out = locals.clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, out, p, method,
-                                    grouped)
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate_classes(_contiguous(multipoles), _contiguous(class_deltas),
+                                    _contiguous(cls), _contiguous(src), _contiguous(tgt), out, p,
+                                    method, grouped)
     return out
 
 
