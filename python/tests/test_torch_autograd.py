@@ -39,7 +39,8 @@ def _pairs_problem(torch, p=3, dtype="complex128"):
 
 
 def _writes(torch):
-    """(name, call(x_or_params, out)) for every operator with out=."""
+    """name -> (a fresh input, call(input, out)) for the operators with out= that autograd
+    could differentiate."""
     return {
         "fwht": (lambda: torch.randn(4, 16, device="cuda"),
                  lambda x, out: wham.fwht(x, out=out)),
