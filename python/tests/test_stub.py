@@ -34,6 +34,7 @@ def test_fwht_empty_batch_calls_nothing(stub, fake):
     before = stub.last()
     wham.fwht(fake((0, 8), "float32"), out=fake((0, 8), "float32"))
     wham.iqp_encode(fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
+    wham.hadamard(fake((2, 0, 96), "float32"), out=fake((2, 0, 96), "float32"))
     wham.m2l(fake((0, 4), "complex64"), fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
     assert stub.last() == before
 

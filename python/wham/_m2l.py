@@ -15,7 +15,8 @@ from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_
 from ._frameworks import Launch
 from ._lib import call
 from .ops import (_choice, _int, _output, _order_from_coeffs, M2L_PATHS, ACCUMULATE_METHODS,
-                  MAX_CLASSES, MAX_ROWS, _COMPLEX, _is_torch, _torch_route, _bump_version, _into)
+                  MAX_CLASSES, MAX_ROWS, _COMPLEX, _is_torch, _torch_route, _bump_version, _into,
+                  _index)
 
 _REAL = _arrays.REAL_OF
 _SUFFIX = {"complex64": "f32", "complex128": "f64"}
@@ -61,7 +62,7 @@ def m2l(multipoles, deltas, *, p=None, path="automatic", out=None):
     if _is_torch(multipoles):
         torch = _torch_route(f, (multipoles, deltas), out, differentiable=False)
         if torch is not None:
-            return _into(torch.ops.wham.m2l(multipoles, deltas, p=p, path=path), out)
+            return _into(torch.ops.wham.m2l(multipoles, deltas, p=_index(p), path=path), out)
         result = _m2l(multipoles, deltas, p, path, out)
         if out is not None:
             _bump_version(out)
@@ -141,7 +142,8 @@ def m2l_accumulate(multipoles, deltas, src, tgt, locals, *, p=None, method="auto
         torch = _torch_route("m2l_accumulate", (multipoles, deltas, src, tgt), locals, "locals",
                              differentiable=False)
         if torch is not None:
-            torch.ops.wham.m2l_accumulate(multipoles, deltas, src, tgt, locals, p=p, method=method)
+            torch.ops.wham.m2l_accumulate(multipoles, deltas, src, tgt, locals, p=_index(p),
+                                          method=method)
             return locals
         _m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
         _bump_version(locals)
@@ -175,8 +177,8 @@ def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, *, p=None, met
         torch = _torch_route("m2l_accumulate_centers", (multipoles, centers, src, tgt), locals,
                              "locals", differentiable=False)
         if torch is not None:
-            torch.ops.wham.m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p=p,
-                                                  method=method)
+            torch.ops.wham.m2l_accumulate_centers(multipoles, centers, src, tgt, locals,
+                                                  p=_index(p), method=method)
             return locals
         _m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
         _bump_version(locals)
@@ -218,7 +220,7 @@ def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, *, p
                              locals, "locals", differentiable=False)
         if torch is not None:
             torch.ops.wham.m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals,
-                                                  p=p, method=method, grouped=bool(grouped))
+                                                  p=_index(p), method=method, grouped=bool(grouped))
             return locals
         _m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method, grouped)
         _bump_version(locals)

@@ -17,6 +17,7 @@ is on and an argument requires grad: autograd cannot see such a write.
 """
 
 import math
+import operator
 
 from . import _arrays
 from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
@@ -42,11 +43,11 @@ HADAMARD_ORDERS = (12, 20, 28, 40)
 
 
 def _choice(function, name, value, table):
-    try:
-        return table[value.lower()]
-    except (AttributeError, KeyError):
-        raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
-                         + ", ".join(repr(k) for k in table) + ")") from None
+    key = value.lower() if isinstance(value, str) else None
+    if key in table:
+        return table[key]
+    raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
+                     + ", ".join(repr(k) for k in table) + ")")
 
 
 def _int(function, name, value, lo, hi):
@@ -134,6 +135,11 @@ def _registered(torch):
     """torch, once torch.ops.wham.* are registered (wham/torch_ops.py)."""
     from . import torch_ops  # noqa: F401
     return torch
+
+
+def _index(value):
+    """An optional integer option as the int a registered operator takes (None stays None)."""
+    return None if value is None else operator.index(value)
 
 
 def _row(x):
@@ -395,10 +401,11 @@ def iqp_encode(params, *, num_qubits=None, variant="iqp", dtype=None, path="auto
             if dtype is not None:
                 name = dtype_name(dtype)
                 if name not in _COMPLEX:
-                    raise TypeError(f"wham.{f}: dtype = {name} is invalid (complex64 or complex128)")
+                    raise TypeError(f"wham.{f}: dtype = {name} is invalid (complex64 or "
+                                    "complex128)")
                 dtype = getattr(torch, name)
-            return _into(torch.ops.wham.iqp_encode(params, num_qubits=num_qubits, variant=variant,
-                                                   dtype=dtype, path=path), out)
+            return _into(torch.ops.wham.iqp_encode(params, num_qubits=_index(num_qubits),
+                                                   variant=variant, dtype=dtype, path=path), out)
         result = _iqp_encode(params, num_qubits, variant, dtype, path, out)
         if out is not None:
             _bump_version(out)

@@ -51,7 +51,8 @@ def _contiguous(t):
 def _check_dtype(function, name, t, allowed):
     dtype = str(t.dtype)[6:]
     if dtype not in allowed:
-        raise TypeError(f"wham.{function}: {name} has dtype {dtype}; expected " + " or ".join(allowed))
+        raise TypeError(f"wham.{function}: {name} has dtype {dtype}; expected "
+                        + " or ".join(allowed))
 
 
 def _static(n):
