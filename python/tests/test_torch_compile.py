@@ -136,7 +136,7 @@ def test_hadamard_faces_choose_the_same_matrix(torch, matrices):
 
 
 NEWCOMER = """
-import torch, wham
+{imports}
 x = torch.randn(8, 128, device="cuda")
 params = torch.randn(4, wham.iqp_num_params(5), device="cuda")
 f = torch.compile(lambda x, p: (wham.fwht(x) * 2, wham.iqp_encode(p).abs()), fullgraph=True)
@@ -147,14 +147,16 @@ print("compiled")
 """
 
 
-def test_compile_plain_functions_in_a_fresh_interpreter(torch):
-    # What a newcomer writes first: no wham.torch_ops import, the first wham call compiled.
+@pytest.mark.parametrize("imports", ["import torch, wham", "import wham, torch"])
+def test_compile_plain_functions_in_a_fresh_interpreter(torch, imports):
+    # What a newcomer writes first: no wham.torch_ops import, the first wham call compiled
+    # (wham imported after torch registers the operators at once; before it, on first use).
     import os
     import subprocess
     import sys
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(here)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    run = subprocess.run([sys.executable, "-c", NEWCOMER], env=env, capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-c", NEWCOMER.format(imports=imports)], env=env,
+                         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0 and "compiled" in run.stdout, run.stderr[-4000:]
