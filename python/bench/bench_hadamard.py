@@ -62,10 +62,10 @@ def measure(dtype, n, rows):
     h_m = None if m == 1 else torch.tensor(wham.hadamard_matrix(m), device="cuda")
     scale = n ** -0.5
     ref = torch_hadamard(x.float(), None if h_m is None else h_m.float()) * scale
-    got = wham.hadamard(x, scale, out=y)
+    got = wham.hadamard(x, scale=scale, out=y)
     err = float((got.float() - ref).norm() / ref.norm())
     r = {"dtype": str(dtype)[6:], "n": n, "m": m, "rows": rows, "rel_err": err,
-         "wham_us": gpu_median_us(lambda: wham.hadamard(x, scale, out=y)),
+         "wham_us": gpu_median_us(lambda: wham.hadamard(x, scale=scale, out=y)),
          "copy_us": gpu_median_us(lambda: y.copy_(x)),
          "torch_us": gpu_median_us(lambda: torch_hadamard(x, h_m))}
     f = fht_function(m)

@@ -89,8 +89,9 @@ def overhead(calls):
     rows.append(("wham.fwht(x, out=y), torch", host_median_us(lambda: wham.fwht(x, out=y), calls)))
     rows.append(("wham.fwht(x), torch (allocates)", host_median_us(lambda: wham.fwht(x), calls)))
     if hasattr(torch.library, "custom_op"):
-        import wham.torch_ops as wt
-        rows.append(("torch.ops.wham.fwht (custom op)", host_median_us(lambda: wt.fwht(x), calls)))
+        import wham.torch_ops  # noqa: F401 (registers torch.ops.wham.*)
+        rows.append(("torch.ops.wham.fwht (custom op)",
+                     host_median_us(lambda: torch.ops.wham.fwht(x), calls)))
     rows.append(("torch.empty_like(x) (PyTorch floor)", host_median_us(lambda: torch.empty_like(x), calls)))
     rows.append(("x.add_(0) (a PyTorch kernel launch)", host_median_us(lambda: x.add_(0), calls)))
     try:

@@ -30,12 +30,12 @@ def test_hadamard_matches_reference(torch, dtype, n, matrices):
     a = RNG.standard_normal((tokens, n))
     x = torch.tensor(a, device="cuda").to(getattr(torch, dtype))
     exact_in = x.double().cpu().numpy()  # the 16-bit input as rounded
-    m, _ = wham.hadamard_factor(n, None, matrices)
-    y = wham.hadamard(x, "orthonormal", matrices=matrices)
+    m, _ = wham.hadamard_factor(n, matrices=matrices)
+    y = wham.hadamard(x, scale="orthonormal", matrices=matrices)
     assert y.dtype == x.dtype and y.shape == x.shape
     want = reference.hadamard(exact_in, _h(m, matrices), n ** -0.5)
     assert rel_err(y.double().cpu().numpy(), want) < TOL[dtype]
-    yt = wham.hadamard(x, "orthonormal", matrices=matrices, transpose=True)
+    yt = wham.hadamard(x, scale="orthonormal", matrices=matrices, transpose=True)
     want_t = reference.hadamard(exact_in, _h(m, matrices), n ** -0.5, transpose=True)
     assert rel_err(yt.double().cpu().numpy(), want_t) < TOL[dtype]
 
@@ -44,7 +44,7 @@ def test_hadamard_matches_reference(torch, dtype, n, matrices):
 @pytest.mark.parametrize("log_n", [0, 5, 10, 15, 16, 20])
 def test_fwht_16_bit(torch, dtype, log_n):
     x = torch.randn(4, 1 << log_n, device="cuda").to(getattr(torch, dtype))
-    y = wham.fwht(x, "orthonormal")
+    y = wham.fwht(x, scale="orthonormal")
     assert y.dtype == x.dtype
     want = reference.fwht(x.double().cpu().numpy(), 2.0 ** (-log_n / 2))
     assert rel_err(y.double().cpu().numpy(), want) < TOL[dtype]
@@ -55,23 +55,24 @@ def test_hadamard_gradcheck(torch, wt, m):
     # H_20, H_28 and H_40 of fast-hadamard-transform are not symmetric: a gradient that
     # reused the forward call would fail here.
     x = torch.randn(2, m * 4, dtype=torch.float64, device="cuda", requires_grad=True)
-    assert torch.autograd.gradcheck(lambda t: wt.hadamard(t, 0.37, m=m), (x,))
+    assert torch.autograd.gradcheck(lambda t: wt.hadamard(t, scale=0.37, m=m), (x,))
 
 
 def test_fwht_16_bit_gradient(torch, wt):
     x = torch.randn(2, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True)
-    (wt.fwht(x, "orthonormal").float() ** 2).sum().backward()
+    (wt.fwht(x, scale="orthonormal").float() ** 2).sum().backward()
     torch.testing.assert_close(x.grad.float(), 2 * x.detach().float(), rtol=0.02, atol=0.02)
 
 
 def test_compile_hadamard(torch, wt):
     x = torch.randn(8, 5120, device="cuda", dtype=torch.float16)
-    f = torch.compile(lambda t: wt.hadamard(t, "orthonormal", matrices="quarot") * 2,
+    f = torch.compile(lambda t: wt.hadamard(t, scale="orthonormal", matrices="quarot") * 2,
                       fullgraph=True)
-    torch.testing.assert_close(f(x), wt.hadamard(x, "orthonormal", matrices="quarot") * 2)
+    torch.testing.assert_close(f(x), wt.hadamard(x, scale="orthonormal", matrices="quarot") * 2)
 
 
 def test_opcheck_hadamard(torch, wt):
     x = torch.randn(4, 96, device="cuda", requires_grad=True)
-    torch.library.opcheck(torch.ops.wham.hadamard.default,
-                          (x, 0.5, 12, "fast_hadamard_transform", False))
+    torch.library.opcheck(torch.ops.wham.hadamard.default, (x,),
+                          dict(scale=0.5, m=12, matrices="fast_hadamard_transform",
+                               transpose=False))

@@ -32,7 +32,7 @@ def _random(shape, dtype):
 def test_fwht(fw, dtype, log_n):
     a = _random((2, 3, 1 << log_n), dtype)
     x = fw.to(a)
-    y = wham.fwht(x, "orthonormal")
+    y = wham.fwht(x, scale="orthonormal")
     assert fw.is_native(y) and tuple(y.shape) == a.shape
     want = reference.fwht(a, 2.0 ** (-log_n / 2))
     assert rel_err(fw.back(y), want) < 4 * TOL[dtype]
@@ -45,9 +45,9 @@ def test_fwht_paths_out_and_in_place(fw, path):
         pytest.skip("JAX arrays are immutable: no out= / in place")
     a = _random((4, 1 << 12), "float32")
     x, out = fw.to(a), fw.to(np.zeros_like(a))
-    assert wham.fwht(x, 0.5, out=out, path=path) is out
+    assert wham.fwht(x, scale=0.5, out=out, path=path) is out
     assert rel_err(fw.back(out), reference.fwht(a, 0.5)) < 4e-5
-    wham.fwht(x, 0.5, out=x, path=path)
+    wham.fwht(x, scale=0.5, out=x, path=path)
     np.testing.assert_array_equal(fw.back(x), fw.back(out))
 
 

@@ -38,7 +38,7 @@ def test_cuda_graph_capture_uses_the_current_stream(torch):
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
         with torch.cuda.graph(g, stream=s):
-            wham.fwht(x, 2.0, out=out)
+            wham.fwht(x, scale=2.0, out=out)
             wham.iqp_encode(params, out=states)
     torch.cuda.current_stream().wait_stream(s)
     x.copy_(torch.randn_like(x))
@@ -70,7 +70,7 @@ def test_cupy_side_stream():
 
 def test_compile_fwht_and_iqp(torch, wt):
     def f(x, params):
-        return wt.fwht(x * 2.0, "orthonormal") + 1.0, wt.iqp_encode(params).abs() ** 2
+        return wt.fwht(x * 2.0, scale="orthonormal") + 1.0, wt.iqp_encode(params).abs() ** 2
 
     compiled = torch.compile(f, fullgraph=True)
     x = torch.randn(16, 256, device="cuda")
@@ -92,13 +92,13 @@ def test_compile_m2l(torch, wt):
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 def test_fwht_gradcheck(torch, wt, dtype):
     x = torch.randn(3, 16, dtype=getattr(torch, dtype), device="cuda", requires_grad=True)
-    assert torch.autograd.gradcheck(lambda t: wt.fwht(t, 0.37), (x,))
-    assert torch.autograd.gradgradcheck(lambda t: wt.fwht(t, 0.37), (x,))
+    assert torch.autograd.gradcheck(lambda t: wt.fwht(t, scale=0.37), (x,))
+    assert torch.autograd.gradgradcheck(lambda t: wt.fwht(t, scale=0.37), (x,))
 
 
 def test_plain_fwht_is_differentiable(torch, wt):
     x = torch.randn(2, 32, dtype=torch.float64, device="cuda", requires_grad=True)
-    y = wham.fwht(x, "orthonormal")  # routed through torch.ops.wham.fwht
+    y = wham.fwht(x, scale="orthonormal")  # routed through torch.ops.wham.fwht
     (y * y).sum().backward()
     torch.testing.assert_close(x.grad, 2 * x.detach())  # orthonormal: |Hx|^2 = |x|^2
 
@@ -106,16 +106,17 @@ def test_plain_fwht_is_differentiable(torch, wt):
 def test_opcheck(torch, wt):
     opcheck = torch.library.opcheck
     x = torch.randn(4, 64, device="cuda", requires_grad=True)
-    opcheck(torch.ops.wham.fwht.default, (x, 0.5, "automatic"))
+    opcheck(torch.ops.wham.fwht.default, (x,), dict(scale=0.5, path="automatic"))
     params = torch.randn(3, wham.iqp_num_params(5), device="cuda")
-    opcheck(torch.ops.wham.iqp_encode.default, (params, 5, "iqp", False, "automatic"))
+    opcheck(torch.ops.wham.iqp_encode.default, (params,),
+            dict(num_qubits=5, variant="iqp", dtype=torch.complex64, path="automatic"))
     M = torch.randn(6, 16, dtype=torch.complex128, device="cuda")
     d = torch.randn(4, 3, dtype=torch.float64, device="cuda") + 3.0
     src = torch.tensor([0, 1, 2, 5], dtype=torch.int32, device="cuda")
     tgt = torch.tensor([1, 1, 3, 0], dtype=torch.int32, device="cuda")
     L = torch.zeros(4, 16, dtype=torch.complex128, device="cuda")
-    opcheck(torch.ops.wham.m2l_accumulate.default, (M, d, src, tgt, L, 3, "atomic"),
-            test_utils=("test_schema", "test_faketensor"))
+    opcheck(torch.ops.wham.m2l_accumulate.default, (M, d, src, tgt, L),
+            dict(p=3, method="atomic"), test_utils=("test_schema", "test_faketensor"))
 
 
 @pytest.mark.parametrize("n_repeats", [1, 2])

@@ -16,13 +16,13 @@ def test_version_and_availability(stub):
                                           ("complex64", "c64"), ("complex128", "c128")])
 def test_fwht_arguments(stub, fake, dtype, suffix):
     x, out = fake((3, 5, 16), dtype), fake((3, 5, 16), dtype)
-    assert wham.fwht(x, 0.5, out=out, path="kronecker") is out
+    assert wham.fwht(x, scale=0.5, out=out, path="kronecker") is out
     assert stub.last() == f"wham_fwht_{suffix} {x.ptr:x} {out.ptr:x} 4 15 0.5 2 0"
 
 
 def test_fwht_in_place_orthonormal_and_stream(stub, fake):
     x = fake((1 << 10,), "float64", stream=0x1234)
-    wham.fwht(x, "orthonormal", out=x)
+    wham.fwht(x, scale="orthonormal", out=x)
     name, i, o, log_n, batch, scale, path, stream = stub.last().split()
     assert (i, o, log_n, batch, path, stream) == (f"{x.ptr:x}", f"{x.ptr:x}", "10", "1", "0", "1234")
     assert float(scale) == 2.0 ** -5
@@ -34,6 +34,7 @@ def test_fwht_empty_batch_calls_nothing(stub, fake):
     before = stub.last()
     wham.fwht(fake((0, 8), "float32"), out=fake((0, 8), "float32"))
     wham.iqp_encode(fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
+    wham.hadamard(fake((2, 0, 96), "float32"), out=fake((2, 0, 96), "float32"))
     wham.m2l(fake((0, 4), "complex64"), fake((0, 3), "float32"), out=fake((0, 4), "complex64"))
     assert stub.last() == before
 
@@ -116,7 +117,7 @@ def test_status_becomes_exception(stub, fake):
 @pytest.mark.parametrize("dtype,suffix", [("float16", "f16"), ("bfloat16", "bf16")])
 def test_fwht_16_bit_arguments(stub, fake, dtype, suffix):
     x, y = fake((3, 16), dtype), fake((3, 16), dtype)
-    wham.fwht(x, 0.25, out=y)
+    wham.fwht(x, scale=0.25, out=y)
     assert stub.last() == f"wham_fwht_{suffix} {x.ptr:x} {y.ptr:x} 4 3 0.25 0 0"
 
 
@@ -125,9 +126,9 @@ def test_fwht_16_bit_arguments(stub, fake, dtype, suffix):
                                           ("bfloat16", "bf16")])
 def test_hadamard_arguments(stub, fake, dtype, suffix):
     x, y = fake((2, 5, 5120), dtype), fake((2, 5, 5120), dtype)
-    wham.hadamard(x, 0.5, out=y, matrices="quarot", transpose=True)
+    wham.hadamard(x, scale=0.5, out=y, matrices="quarot", transpose=True)
     assert stub.last() == f"wham_hadamard_{suffix} {x.ptr:x} {y.ptr:x} 40 7 10 0.5 1 1 0"
-    wham.hadamard(x, "orthonormal", out=y)
+    wham.hadamard(x, scale="orthonormal", out=y)
     name, i, o, m, log_k, batch, scale, matrices, transpose, stream = stub.last().split()
     assert (m, log_k, batch, matrices, transpose) == ("20", "8", "10", "0", "0")
     assert abs(float(scale) - 5120 ** -0.5) < 1e-8  # float32 for all but the double types

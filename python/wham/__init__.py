@@ -23,3 +23,10 @@ __all__ = [
     "m2l_accumulate_centers", "m2l_accumulate_classes", "check_interaction_list",
     "WhamError", "InvalidArgument", "CudaError", "LibraryNotFoundError", "available", "version",
 ]
+
+import sys as _sys
+
+if hasattr(getattr(_sys.modules.get("torch"), "library", None), "custom_op"):
+    # PyTorch is loaded already: register torch.ops.wham.* now, so that torch.compile
+    # traces wham's functions through them from the first call.
+    from . import torch_ops as _torch_ops  # noqa: F401,E402

@@ -3,6 +3,11 @@
 Expansions of order p are rows of (p+1)^2 complex coefficients, index(n, m) = n*n + n + m
 (solidfmm's solid harmonics, docs/specs/m2l.md); displacements are target centre minus
 source centre. complex64 coefficients go with float32 geometry, complex128 with float64.
+
+Options after the arrays are keyword-only. With PyTorch tensors none of these is
+differentiable; writes into out= or locals move the tensor's version counter and are
+refused while grad mode is on and an argument requires grad; under torch.compile the
+calls go through torch.ops.wham.* (wham/torch_ops.py).
 """
 
 from . import _arrays
@@ -10,7 +15,8 @@ from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_
 from ._frameworks import Launch
 from ._lib import call
 from .ops import (_choice, _int, _output, _order_from_coeffs, M2L_PATHS, ACCUMULATE_METHODS,
-                  MAX_CLASSES, MAX_ROWS, _COMPLEX)
+                  MAX_CLASSES, MAX_ROWS, _COMPLEX, _is_torch, _torch_route, _bump_version, _into,
+                  _index)
 
 _REAL = _arrays.REAL_OF
 _SUFFIX = {"complex64": "f32", "complex128": "f64"}
@@ -39,7 +45,7 @@ def _multipoles(f, multipoles, p, shape):
     return ma, C, _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
 
 
-def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
+def m2l(multipoles, deltas, *, p=None, path="automatic", out=None):
     """locals[..., :] = M2L_p(multipoles[..., :], deltas[..., :]), pair by pair.
 
     multipoles: complex64 or complex128, shape [..., (p+1)^2], C-contiguous.
@@ -47,11 +53,25 @@ def m2l(multipoles, deltas, p=None, out=None, path="automatic"):
                 the same leading shape: target centre - source centre (x, y, z). A zero or
                 non-finite delta gives that pair non-finite values (not checked).
     p:          the order, 0..16 (complex64) or 0..20 (complex128); None infers it.
-    out:        None or an array like multipoles (must not overlap an input).
     path:       "automatic", "thread", "warp", "split", "direct" (the O(p^4) sum, a
                 cross-check) or "tensor".
+    out:        None or an array like multipoles (must not overlap an input).
     Returns the local expansions, multipoles' shape and dtype.
     """
+    f = "m2l"
+    if _is_torch(multipoles):
+        torch = _torch_route(f, (multipoles, deltas), out, differentiable=False)
+        if torch is not None:
+            return _into(torch.ops.wham.m2l(multipoles, deltas, p=_index(p), path=path), out)
+        result = _m2l(multipoles, deltas, p, path, out)
+        if out is not None:
+            _bump_version(out)
+        return result
+    return _m2l(multipoles, deltas, p, path, out)
+
+
+def _m2l(multipoles, deltas, p, path, out):
+    """wham.m2l straight to the library."""
     f = "m2l"
     ma, C, p = _multipoles(f, multipoles, p, "[..., (p+1)^2]")
     code = _choice(f, "path", path, M2L_PATHS)
@@ -104,7 +124,7 @@ def _list(f, multipoles, src, tgt, locals, p, method, extra):
     return ma, sa, ta, la, p, code, num_pairs, num_multipoles, num_locals, arrays
 
 
-def m2l_accumulate(multipoles, deltas, src, tgt, locals, p=None, method="automatic"):
+def m2l_accumulate(multipoles, deltas, src, tgt, locals, *, p=None, method="automatic"):
     """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]) for every pair i.
 
     multipoles: complex64/complex128 [num_multipoles, (p+1)^2] (any [..., (p+1)^2] is read
@@ -118,6 +138,20 @@ def m2l_accumulate(multipoles, deltas, src, tgt, locals, p=None, method="automat
                 run) or "deterministic" (each target's pairs contiguous; bitwise reproducible).
     Returns locals.
     """
+    if _is_torch(locals):
+        torch = _torch_route("m2l_accumulate", (multipoles, deltas, src, tgt), locals, "locals",
+                             differentiable=False)
+        if torch is not None:
+            torch.ops.wham.m2l_accumulate(multipoles, deltas, src, tgt, locals, p=_index(p),
+                                          method=method)
+            return locals
+        _m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
+        _bump_version(locals)
+        return locals
+    return _m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
+
+
+def _m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method):
     f = "m2l_accumulate"
     da = inspect(deltas, f, "deltas")
     ma, sa, ta, la, p, code, pairs, nm, nl, arrays = _list(f, multipoles, src, tgt, locals, p,
@@ -132,13 +166,27 @@ def m2l_accumulate(multipoles, deltas, src, tgt, locals, p=None, method="automat
     return locals
 
 
-def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p=None, method="automatic"):
+def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, *, p=None, method="automatic"):
     """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], centers[tgt[i]] - centers[src[i]]).
 
     centers: float32/float64 [R, 3] cell centres with R >= max(num_multipoles, num_locals)
              (a source row and a target row with one index are one cell). Everything else
              as m2l_accumulate. Returns locals.
     """
+    if _is_torch(locals):
+        torch = _torch_route("m2l_accumulate_centers", (multipoles, centers, src, tgt), locals,
+                             "locals", differentiable=False)
+        if torch is not None:
+            torch.ops.wham.m2l_accumulate_centers(multipoles, centers, src, tgt, locals,
+                                                  p=_index(p), method=method)
+            return locals
+        _m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
+        _bump_version(locals)
+        return locals
+    return _m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
+
+
+def _m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method):
     f = "m2l_accumulate_centers"
     ca = inspect(centers, f, "centers")
     ma, sa, ta, la, p, code, pairs, nm, nl, arrays = _list(f, multipoles, src, tgt, locals, p,
@@ -155,7 +203,7 @@ def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p=None, method
     return locals
 
 
-def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=None,
+def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, *, p=None,
                            method="automatic", grouped=False):
     """In place: locals[tgt[i]] += M2L_p(multipoles[src[i]], class_deltas[cls[i]]).
 
@@ -167,6 +215,21 @@ def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=No
                   many pairs; atomic, so method must be "automatic" or "atomic").
     Everything else as m2l_accumulate. Returns locals.
     """
+    if _is_torch(locals):
+        torch = _torch_route("m2l_accumulate_classes", (multipoles, class_deltas, cls, src, tgt),
+                             locals, "locals", differentiable=False)
+        if torch is not None:
+            torch.ops.wham.m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals,
+                                                  p=_index(p), method=method, grouped=bool(grouped))
+            return locals
+        _m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method, grouped)
+        _bump_version(locals)
+        return locals
+    return _m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method,
+                                   grouped)
+
+
+def _m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method, grouped):
     f = "m2l_accumulate_classes"
     ka = inspect(class_deltas, f, "class_deltas")
     ca = inspect(cls, f, "cls")
@@ -194,7 +257,7 @@ def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=No
     return locals
 
 
-def check_interaction_list(src, tgt, num_multipoles, num_locals, cls=None, num_classes=None,
+def check_interaction_list(src, tgt, num_multipoles, num_locals, *, cls=None, num_classes=None,
                            out=None):
     """Counts the pairs the accumulate forms skip: src[i] outside 0..num_multipoles-1, tgt[i]
     outside 0..num_locals-1, or (with cls) cls[i] outside 0..num_classes-1.

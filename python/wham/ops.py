@@ -7,9 +7,17 @@ and CUDA failures `wham.CudaError`. Work is enqueued on the framework's current 
 (see `_frameworks.py`; JAX: synchronous) and, except for JAX, not waited for.
 Outputs are new arrays of the first argument's framework unless `out=` is given; they
 never alias an input unless the function says so.
+
+Options after the array arguments are keyword-only. PyTorch tensors: a call that autograd
+must see (an input requires grad) or that torch.compile traces goes through the custom
+operators torch.ops.wham.* (wham/torch_ops.py); every other call runs directly. A call
+that writes into a tensor (out=, the accumulate forms' locals) moves that tensor's version
+counter, as PyTorch's in-place operations do, and is refused (RuntimeError) while grad mode
+is on and an argument requires grad: autograd cannot see such a write.
 """
 
 import math
+import operator
 
 from . import _arrays
 from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
@@ -35,11 +43,11 @@ HADAMARD_ORDERS = (12, 20, 28, 40)
 
 
 def _choice(function, name, value, table):
-    try:
-        return table[value.lower()]
-    except (AttributeError, KeyError):
-        raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
-                         + ", ".join(repr(k) for k in table) + ")") from None
+    key = value.lower() if isinstance(value, str) else None
+    if key in table:
+        return table[key]
+    raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
+                     + ", ".join(repr(k) for k in table) + ")")
 
 
 def _int(function, name, value, lo, hi):
@@ -84,6 +92,82 @@ def _output(function, launch, out, shape, dtype, inputs):
     return o
 
 
+# ---- PyTorch: routing, out= and version counters -------------------------------------------
+
+# torch.Tensor once wham.torch_ops is imported: then the test below is an isinstance, which
+# torch.compile traces without reading type names.
+_torch_tensor = None
+
+
+def _is_torch(x):
+    if _torch_tensor is not None:
+        return isinstance(x, _torch_tensor)
+    return _arrays.framework_of(x) == "torch"
+
+
+def _torch_route(function, inputs, written=None, written_name="out", differentiable=True):
+    """For PyTorch tensors: the torch module when the call must go through torch.ops.wham
+    (torch.compile is tracing, or autograd needs the result), else None (run directly).
+    Refuses a write into `written` that autograd would not see, as PyTorch's out= ops do."""
+    import torch
+    grad = torch.is_grad_enabled()
+    if grad and written is not None:
+        for t in tuple(inputs) + (written,):
+            if getattr(t, "requires_grad", False):
+                raise RuntimeError(
+                    f"wham.{function}: the write into {written_name} does not support automatic "
+                    "differentiation, but an argument requires grad (PyTorch's out= functions "
+                    "refuse this too); "
+                    + ("call it without out= (then it is differentiable) or under "
+                       "torch.no_grad()" if differentiable else
+                       "it is not differentiable: call it under torch.no_grad() or with "
+                       "detached tensors"))
+    if torch.compiler.is_compiling():
+        return _registered(torch)
+    if differentiable and grad and written is None:
+        for t in inputs:
+            if getattr(t, "requires_grad", False):
+                return _registered(torch)
+    return None
+
+
+def _registered(torch):
+    """torch, once torch.ops.wham.* are registered (wham/torch_ops.py)."""
+    from . import torch_ops  # noqa: F401
+    return torch
+
+
+def _index(value):
+    """An optional integer option as the int a registered operator takes (None stays None)."""
+    return None if value is None else operator.index(value)
+
+
+def _row(x):
+    """The row length of a tensor (0 for a 0-d one, which the operators refuse)."""
+    return x.shape[-1] if len(x.shape) else 0
+
+
+def _bump_version(t):
+    """Tells autograd that `t` was written in place (through its data pointer), so that a
+    backward that saved it raises instead of using the new values."""
+    import torch
+    if t.is_inference():  # inference tensors have no version counter
+        return
+    increment = getattr(torch.autograd.graph, "increment_version", None)
+    if increment is not None:
+        increment(t)
+    else:
+        torch._C._increment_version(t)
+
+
+def _into(result, out):
+    """`result` (from torch.ops.wham) copied into `out` when given; the traced form of out=."""
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
+
+
 # ---- sizes -----------------------------------------------------------------------------
 
 def iqp_num_params(num_qubits, variant="iqp"):
@@ -121,54 +205,72 @@ def _order_from_coeffs(function, name, count, p, real):
 
 # ---- Walsh-Hadamard transform -------------------------------------------------------------
 
-def fwht(x, scale=1.0, out=None, path="automatic"):
+def fwht(x, *, scale=1.0, path="automatic", out=None):
     """Batched Walsh-Hadamard transform of the rows of `x` (the last dimension).
 
         out[..., k] = scale * sum_j x[..., j] * (-1)^popcount(j & k)
 
     x:     float32, float64, complex64, complex128, float16 or bfloat16, C-contiguous, last
-           dimension a power of two 2^log_n (1 .. 2^30); every leading dimension is batch.
+           dimension a power of two 2^log_n (1 .. 2^30); every leading dimension is batch
+           (a batch of 0 rows returns an empty result).
            float16 and bfloat16 are computed in float32 and rounded once on each store.
     scale: a number, or "orthonormal" for 2^(-log_n/2). Applied in the element's real
            precision (float32 for float32, complex64, float16 and bfloat16).
+    path:  "automatic", "fused", "kronecker" or "baseline" (README: what automatic picks).
     out:   None (a new array like x), or an array of x's shape and dtype; `out=x` transforms
            in place. Any other overlap with x is refused.
-    path:  "automatic", "fused", "kronecker" or "baseline" (README: what automatic picks).
-    Returns out. The transform is its own inverse up to scale: fwht(fwht(x, s), 1/(s 2^log_n)) == x.
-    PyTorch tensors that require grad go through torch.ops.wham.fwht (differentiable).
+    Returns out. The transform is its own inverse up to scale: fwht(fwht(x, scale=s),
+    scale=1/(s 2^log_n)) == x. PyTorch: differentiable without out= (torch.ops.wham.fwht).
     """
     f = "fwht"
-    if _needs_autograd(x, out):
-        from . import torch_ops
-        return torch_ops.fwht(x, scale, path)
+    if _is_torch(x):
+        torch = _torch_route(f, (x,), out)
+        if torch is not None:
+            return _into(torch.ops.wham.fwht(x, scale=_scale(f, scale, _row(x)), path=path),
+                         out)
+        result = _fwht(x, scale, path, out)
+        if out is not None:
+            _bump_version(out)
+        return result
+    return _fwht(x, scale, path, out)
+
+
+def _fwht(x, scale, path, out):
+    """wham.fwht on any framework's arrays, straight to the library."""
+    f = "fwht"
     xa = inspect(x, f, "x")
     check_dtype(f, xa, _FLOATS + _COMPLEX + _HALVES)
     if not xa.shape:
         raise ValueError(f"wham.{f}: x must have at least one dimension (rows are the last)")
     n = xa.shape[-1]
-    if n < 1 or n & (n - 1) or n > 1 << 30:
-        raise ValueError(f"wham.{f}: the last dimension of x is {n}; it must be a power of two "
-                         "from 1 to 2^30")
-    log_n = n.bit_length() - 1
+    log_n = fwht_log_n(n)
     scale = _scale(f, scale, n)
     code = _choice(f, "path", path, FWHT_PATHS)
     return _transform_rows(f, x, xa, out, n, lambda oa, batch, stream: call(
         "wham_fwht_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, log_n, batch, scale, code, stream))
 
 
+def fwht_log_n(n):
+    """log2 of a row length fwht takes (a power of two from 1 to 2^30); ValueError otherwise."""
+    if n < 1 or n & (n - 1) or n > 1 << 30:
+        raise ValueError(f"wham.fwht: the last dimension of x is {n}; it must be a power of two "
+                         "from 1 to 2^30")
+    return n.bit_length() - 1
+
+
 def _scale(function, scale, n):
-    """A number, or "orthonormal": 1/sqrt(n)."""
+    """A number, or "orthonormal": 1/sqrt(n) (rows of n >= 1; the row checks refuse the rest)."""
     if isinstance(scale, str):
         if scale != "orthonormal":
             raise ValueError(f"wham.{function}: scale = {scale!r} is invalid (a number or "
                              "'orthonormal')")
-        return 1.0 / math.sqrt(n)
+        return 1.0 / math.sqrt(n) if n >= 1 else 1.0
     return float(scale)
 
 
 def _transform_rows(function, x, xa, out, n, launch_rows):
     """The rows of n elements of x (checked as `xa`) into `out` (None: new; x: in place):
-    launch_rows(out_array, batch, stream) enqueues the C call."""
+    launch_rows(out_array, batch, stream) enqueues the C call (not made for 0 rows)."""
     check_aligned(function, xa)
     with Launch(xa, [xa]) as launch:
         if out is x:
@@ -185,9 +287,10 @@ def _transform_rows(function, x, xa, out, n, launch_rows):
 def hadamard_factor(n, m=None, matrices="fast_hadamard_transform"):
     """(m, log_k) with n = m * 2^log_k for wham.hadamard: m = 1 for a power of two, else 12,
     20, 28 or 40. A length of 40 * 2^j (j >= 0) is also 20 * 2^(j+1): m = None takes 40 for
-    matrices="quarot" (what QuaRot's get_hadK picks) and 20 otherwise (the smallest factor);
-    pass m to choose."""
+    matrices="quarot" (any case; what QuaRot's get_hadK picks) and 20 otherwise (the smallest
+    factor); pass m to choose. wham.hadamard and torch.ops.wham.hadamard both decide here."""
     f = "hadamard"
+    quarot = _choice(f, "matrices", matrices, HADAMARD_MATRICES) == HADAMARD_MATRICES["quarot"]
     n = _int(f, "row length", n, 1, 40 << 25)
     if m is not None:
         m = _int(f, "m", m, 1, 40)
@@ -198,7 +301,7 @@ def hadamard_factor(n, m=None, matrices="fast_hadamard_transform"):
             raise ValueError(f"wham.{f}: a row of {n} elements is not {m} times a power of two")
         return m, q.bit_length() - 1
     odd = n >> ((n & -n).bit_length() - 1)
-    choices = {1: (1,), 3: (12,), 5: (40, 20) if matrices == "quarot" else (20, 40), 7: (28,)}
+    choices = {1: (1,), 3: (12,), 5: (40, 20) if quarot else (20, 40), 7: (28,)}
     for c in choices.get(odd, ()):
         if n % c == 0:
             return c, (n // c).bit_length() - 1
@@ -206,31 +309,49 @@ def hadamard_factor(n, m=None, matrices="fast_hadamard_transform"):
                      "1, 12, 20, 28 or 40 (for example 96 = 12 * 8, 5120 = 20 * 256, 14336 = 28 * 512)")
 
 
-def hadamard(x, scale=1.0, out=None, m=None, matrices="fast_hadamard_transform", transpose=False):
+def hadamard(x, *, scale=1.0, m=None, matrices="fast_hadamard_transform", transpose=False,
+             out=None):
     """Batched Hadamard transform of the rows of `x` by H_m (x) H_(2^k) (wham/hadamard.cuh).
 
     Row length n = m * 2^k (the last dimension), m in 1, 12, 20, 28, 40 (hadamard_factor):
         out[..., a * 2^k + c] = scale * sum_{a', b} H_m[a, a'] (-1)^popcount(b & c) x[..., a' * 2^k + b]
-    x:         float32, float64, complex64, complex128, float16 or bfloat16, C-contiguous.
+    x:         float32, float64, complex64, complex128, float16 or bfloat16, C-contiguous
+               (a batch of 0 rows returns an empty result).
     scale:     a number, or "orthonormal" for 1/sqrt(n).
-    m:         None (inferred from n) or the order of H_m.
+    m:         None (inferred from n by hadamard_factor) or the order of H_m.
     matrices:  "fast_hadamard_transform" (its hadamard_transform_mN's matrices and results)
-               or "quarot" (QuaRot's matrices: its matmul_hadU with scale="orthonormal").
+               or "quarot" (QuaRot's matrices: its matmul_hadU with scale="orthonormal");
+               any case.
     transpose: H_m^T in place of H_m (the inverse up to scale; the gradient of the other).
-    Returns out (a new array like x unless out= is given; out=x transforms in place).
-    PyTorch tensors that require grad go through torch.ops.wham.hadamard (differentiable).
+    out:       None (a new array like x), or an array like x; out=x transforms in place.
+    Returns out. PyTorch: differentiable without out= (torch.ops.wham.hadamard).
     """
     f = "hadamard"
-    if _needs_autograd(x, out):
-        from . import torch_ops
-        return torch_ops.hadamard(x, scale, m, matrices, transpose)
+    if _is_torch(x):
+        torch = _torch_route(f, (x,), out)
+        if torch is not None:
+            n = _row(x)
+            m, _ = hadamard_factor(n, m, matrices)
+            return _into(torch.ops.wham.hadamard(
+                x, scale=_scale(f, scale, n), m=m, matrices=matrices.lower(),
+                transpose=bool(transpose)), out)
+        result = _hadamard(x, scale, m, matrices, transpose, out)
+        if out is not None:
+            _bump_version(out)
+        return result
+    return _hadamard(x, scale, m, matrices, transpose, out)
+
+
+def _hadamard(x, scale, m, matrices, transpose, out):
+    """wham.hadamard on any framework's arrays, straight to the library."""
+    f = "hadamard"
     xa = inspect(x, f, "x")
     check_dtype(f, xa, _FLOATS + _COMPLEX + _HALVES)
     if not xa.shape:
         raise ValueError(f"wham.{f}: x must have at least one dimension (rows are the last)")
     n = xa.shape[-1]
     set_code = _choice(f, "matrices", matrices, HADAMARD_MATRICES)
-    m, log_k = hadamard_factor(n, m, matrices.lower())
+    m, log_k = hadamard_factor(n, m, matrices)
     scale = _scale(f, scale, n)
     return _transform_rows(f, x, xa, out, n, lambda oa, batch, stream: call(
         "wham_hadamard_" + _SUFFIX[xa.dtype], xa.ptr, oa.ptr, m, log_k, batch, scale, set_code,
@@ -250,31 +371,66 @@ def hadamard_matrix(m, matrices="fast_hadamard_transform"):
     return h
 
 
-def _needs_autograd(x, out):
-    if out is not None or _arrays.framework_of(x) != "torch":
-        return False
-    import torch
-    return bool(getattr(x, "requires_grad", False)) and torch.is_grad_enabled()
-
-
 # ---- IQP encoding ---------------------------------------------------------------------------
 
-def iqp_encode(params, num_qubits=None, variant="iqp", out=None, dtype=None, path="automatic"):
-    """IQP states H^n diag(exp(i theta)) H^n |0> of a batch of parameter vectors.
+def iqp_encode(params, *, num_qubits=None, variant="iqp", dtype=None, path="automatic",
+               out=None):
+    """IQP states H^n diag(exp(i theta)) H^n |0> / 2^n of a batch of parameter vectors.
 
-    params:     float32 or float64, shape [..., P] (1-D: one sample), C-contiguous, where
-                P = iqp_num_params(n, variant): a_0..a_{n-1}, then for 'iqp' J_ij for i < j
-                in the order (0,1), (0,2), ..., (0,n-1), (1,2), ..., (n-2,n-1).
+    params:     float32 or float64, shape [..., P] (1-D: one sample; a batch of 0 samples
+                returns an empty result), C-contiguous, where P = iqp_num_params(n, variant):
+                a_0..a_{n-1}, then for 'iqp' J_ij for i < j in the order (0,1), (0,2), ...,
+                (0,n-1), (1,2), ..., (n-2,n-1).
                 theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j, x_i = bit i of x.
     num_qubits: n, 1..30; None infers it from P.
     variant:    "iqp" (with pair couplings) or "iqp_z" (a_i only).
-    out:        None, or a C-contiguous complex array of shape [..., 2^n].
     dtype:      the states' type, "complex64" or "complex128" (also NumPy/torch dtypes);
                 default: out's, else complex64 for float32 params and complex128 for float64.
                 Phases are formed in double in every case.
     path:       "automatic", "fused", "kronecker", "baseline" or "product" (iqp_z only).
+    out:        None, or a C-contiguous complex array of shape [..., 2^n].
     Returns the states, shape params.shape[:-1] + (2^n,); qubit i is bit i of the index.
+    PyTorch: differentiable in params without out= (torch.ops.wham.iqp_encode).
     """
+    f = "iqp_encode"
+    if _is_torch(params):
+        torch = _torch_route(f, (params,), out)
+        if torch is not None:
+            if dtype is None and out is not None:
+                dtype = out.dtype
+            if dtype is not None:
+                name = dtype_name(dtype)
+                if name not in _COMPLEX:
+                    raise TypeError(f"wham.{f}: dtype = {name} is invalid (complex64 or "
+                                    "complex128)")
+                dtype = getattr(torch, name)
+            return _into(torch.ops.wham.iqp_encode(params, num_qubits=_index(num_qubits),
+                                                   variant=variant, dtype=dtype, path=path), out)
+        result = _iqp_encode(params, num_qubits, variant, dtype, path, out)
+        if out is not None:
+            _bump_version(out)
+        return result
+    return _iqp_encode(params, num_qubits, variant, dtype, path, out)
+
+
+def iqp_qubits(function, count, num_qubits, variant):
+    """n for a params row of `count` values (checked against num_qubits when given)."""
+    v = _choice(function, "variant", variant, IQP_VARIANTS)
+    if num_qubits is None:
+        n = _qubits_from_params(function, count, v)
+        if n is None:
+            raise ValueError(f"wham.{function}: params has {count} values a sample, which is "
+                             f"iqp_num_params(n, {variant!r}) for no n in 1..30")
+        return n
+    n = _int(function, "num_qubits", num_qubits, 1, 30)
+    if iqp_num_params(n, variant) != count:
+        raise ValueError(f"wham.{function}: params has {count} values a sample; {n} qubits "
+                         f"({variant!r}) need {iqp_num_params(n, variant)}")
+    return n
+
+
+def _iqp_encode(params, num_qubits, variant, dtype, path, out):
+    """wham.iqp_encode on any framework's arrays, straight to the library."""
     f = "iqp_encode"
     v = _choice(f, "variant", variant, IQP_VARIANTS)
     code = _choice(f, "path", path, IQP_PATHS)
@@ -285,16 +441,7 @@ def iqp_encode(params, num_qubits=None, variant="iqp", out=None, dtype=None, pat
     if not pa.shape:
         raise ValueError(f"wham.{f}: params must have at least one dimension ([..., num_params])")
     count = pa.shape[-1]
-    if num_qubits is None:
-        n = _qubits_from_params(f, count, v)
-        if n is None:
-            raise ValueError(f"wham.{f}: params has {count} values a sample, which is "
-                             f"iqp_num_params(n, {variant!r}) for no n in 1..30")
-    else:
-        n = _int(f, "num_qubits", num_qubits, 1, 30)
-        if iqp_num_params(n, variant) != count:
-            raise ValueError(f"wham.{f}: params has {count} values a sample; {n} qubits "
-                             f"({variant!r}) need {iqp_num_params(n, variant)}")
+    n = iqp_qubits(f, count, num_qubits, variant)
     if dtype is not None:
         dtype = dtype_name(dtype)
         if dtype not in _COMPLEX:

@@ -27,7 +27,7 @@ PennyLane orders the state's index with wires[0] as the most significant bit, wh
 qubit 0 the least: wire position w is mapped to wham qubit n-1-w, so that the indices of
 both states agree. For n_repeats = 1,
     qml.state() = e^{i gamma} H^n iqp_encode(params)
-                = e^{i gamma} fwht(iqp_encode(params), 2^{-n/2}),
+                = e^{i gamma} fwht(iqp_encode(params), scale=2^{-n/2}),
 (H^n undoes wham's last Hadamard layer) and for n_repeats = r, with u the state of one
 repeat, state_r = u * fwht(state_{r-1}) elementwise. `pennylane_iqp_state` computes this
 exactly (global phase included) from wham's GPU operators.
@@ -200,13 +200,13 @@ def pennylane_iqp_state(features, pattern=None, n_repeats=1, wires=None, dtype=N
 def _compose(params, gamma, n, n_repeats, encode, transform):
     """PennyLane's state from wham's: u = e^{i gamma} H^n iqp(params) (one repeat), then
     state_r = u * (unnormalised WHT of state_{r-1}) (see the module doc)."""
-    u = transform(encode(params), 2.0 ** (-n / 2))
+    u = transform(encode(params), scale=2.0 ** (-n / 2))
     phase = _exp_i(gamma)[..., None]
     # the phase in the state's own precision (NumPy would promote complex64 to complex128)
     u = u * (phase.to(u.dtype) if framework_of(phase) == "torch" else phase.astype(u.dtype))
     state = u
     for _ in range(n_repeats - 1):
-        state = u * transform(state, 1.0)
+        state = u * transform(state, scale=1.0)
     return state
 
 

@@ -1,227 +1,348 @@
-"""wham's operators as PyTorch custom operators (torch.ops.wham.*), for torch.compile and
-autograd. Needs PyTorch 2.4 or newer (torch.library.custom_op); imported only on demand.
+"""wham's operators registered with PyTorch (torch.ops.wham.*), for torch.compile and autograd.
+Needs PyTorch 2.4 or newer (torch.library.custom_op). `wham` imports this module itself the
+first time a PyTorch call needs it (autograd, or torch.compile tracing).
 
-    import wham.torch_ops as wt
-    y = wt.fwht(x, "orthonormal")          # differentiable; traced by torch.compile(fullgraph=True)
-    s = wt.iqp_encode(params)              # [..., 2^n] complex
+There is one Python face: `wham.torch_ops.fwht` IS `wham.fwht` (likewise hadamard,
+iqp_encode, m2l and the accumulate forms). Given PyTorch tensors it runs directly on the
+library when nothing needs more, and through torch.ops.wham.* when autograd needs the result
+or torch.compile is tracing, so `torch.compile(wham.fwht, fullgraph=True)` works.
 
-Each operator has a fake (meta) implementation giving shapes and dtypes, so that
-torch.compile and torch.export trace through it; the real one calls libwham.so on the
-tensor's current stream. fwht has autograd: the transform is symmetric, so the gradient
-is the same transform of the incoming gradient with the same scale; hadamard's gradient is
-the transposed call (H_m need not be symmetric). The other operators
-are not differentiable here. The accumulate forms mutate `locals` (declared to torch with
-mutates_args) and return nothing.
+torch.ops.wham.* are the low-level registered operators. They take the same arguments in the
+same order under the same names, options keyword-only, with three differences:
+- no `out=` (a registered operator returns new tensors or mutates declared arguments);
+- `scale` is a float (the public functions turn "orthonormal" into 1/sqrt(n));
+- the accumulate forms (m2l_accumulate, _centers, _classes) return None: an operator that
+  mutates `locals` may not also return it; the public functions return `locals`.
 
-The plain functions of `wham` also take torch tensors; use these inside torch.compile
-(the plain ones read data pointers, which dynamo cannot trace) and where autograd matters.
+Autograd: fwht is its own adjoint (the gradient is the same transform of the incoming
+gradient, same scale); hadamard's gradient is the transposed call (H_m need not be
+symmetric); iqp_encode is differentiable in its parameters (see `_iqp_backward`). m2l and
+the accumulate forms are not differentiable.
+
+The accumulate operators are CompositeImplicitAutograd: on real tensors in eager mode they
+add into `locals` in place on the library; under tracing (torch.compile, FakeTensor,
+functionalization) they become `locals.copy_(wham::m2l_accumulate*_functional(...))`, an
+out-of-place operator and a copy, which Inductor compiles. (A mutating custom operator on
+complex tensors reaches Inductor as auto_functionalized_v2, which Inductor leaves in place
+for complex inputs and then fails on.)
 """
 
+from typing import Optional
 
 import torch
 
 from . import _m2l as m2l_ops, ops
+from .ops import fwht, hadamard, iqp_encode
+from ._m2l import m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes
 
 Tensor = torch.Tensor
+ops._torch_tensor = torch.Tensor
+
+_TRANSFORM_DTYPES = ops._FLOATS + ops._COMPLEX + ops._HALVES
 
 
 def _contiguous(t):
+    """t as the memory wham reads: lazy conjugate/negative views materialised (the library
+    reads the data pointer, which such views do not change), C-contiguous."""
+    t = t.resolve_conj().resolve_neg()
     return t if t.is_contiguous() else t.contiguous()
+
+
+def _check_dtype(function, name, t, allowed):
+    dtype = str(t.dtype)[6:]
+    if dtype not in allowed:
+        raise TypeError(f"wham.{function}: {name} has dtype {dtype}; expected "
+                        + " or ".join(allowed))
+
+
+def _static(n):
+    """n when it is a plain int (not a symbolic size under dynamic shapes), else None."""
+    return n if isinstance(n, int) else None
 
 
 # ---- fwht -----------------------------------------------------------------------------
 
 @torch.library.custom_op("wham::fwht", mutates_args=())
-def _fwht(x: Tensor, scale: float, path: str) -> Tensor:
+def _fwht_op(x: Tensor, *, scale: float = 1.0, path: str = "automatic") -> Tensor:
     x = _contiguous(x)
-    out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    ops.fwht(x, scale, out=out, path=path)
-    return out
+    return ops._fwht(x, scale, path, torch.empty_like(x, memory_format=torch.contiguous_format))
 
 
-@_fwht.register_fake
-def _(x, scale, path):
-    n = x.shape[-1] if x.dim() else 0
-    torch._check(x.dim() >= 1, lambda: "wham::fwht: x needs at least one dimension")
-    if isinstance(n, int) and (n < 1 or n & (n - 1)):
-        raise ValueError(f"wham::fwht: the last dimension of x is {n}, not a power of two")
+@_fwht_op.register_fake
+def _(x, *, scale=1.0, path="automatic"):
+    torch._check(x.dim() >= 1, lambda: "wham.fwht: x must have at least one dimension")
+    _check_dtype("fwht", "x", x, _TRANSFORM_DTYPES)
+    if _static(x.shape[-1]) is not None:
+        ops.fwht_log_n(x.shape[-1])
+    ops._choice("fwht", "path", path, ops.FWHT_PATHS)
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-def _fwht_setup(ctx, inputs, output):
-    _, ctx.scale, ctx.path = inputs
+def _fwht_setup(ctx, inputs, keyword_only_inputs, output):
+    ctx.scale = keyword_only_inputs.get("scale", 1.0)
+    ctx.path = keyword_only_inputs.get("path", "automatic")
 
 
 def _fwht_backward(ctx, grad):
-    # d(scale * H x) / dx applied to grad: H is real and symmetric, so H^T grad = H grad.
-    return _fwht(grad, ctx.scale, ctx.path), None, None
+    # d(scale * H x)/dx applied to grad: H is real and symmetric, so H^T grad = H grad.
+    return _fwht_op(grad, scale=ctx.scale, path=ctx.path)
 
 
-_fwht.register_autograd(_fwht_backward, setup_context=_fwht_setup)
-
-
-def fwht(x, scale=1.0, path="automatic"):
-    """torch.ops.wham.fwht: the batched Walsh-Hadamard transform of x's rows (wham.fwht),
-    out of place, differentiable. scale: a number or "orthonormal"."""
-    if isinstance(scale, str):
-        if scale != "orthonormal":
-            raise ValueError(f"wham.torch_ops.fwht: scale = {scale!r} (a number or 'orthonormal')")
-        scale = float(x.shape[-1]) ** -0.5
-    return _fwht(x, float(scale), path)
+_fwht_op.register_autograd(_fwht_backward, setup_context=_fwht_setup)
 
 
 # ---- hadamard (rows of m * 2^k) ---------------------------------------------------------
 
 @torch.library.custom_op("wham::hadamard", mutates_args=())
-def _hadamard(x: Tensor, scale: float, m: int, matrices: str, transpose: bool) -> Tensor:
+def _hadamard_op(x: Tensor, *, scale: float = 1.0, m: Optional[int] = None,
+              matrices: str = "fast_hadamard_transform", transpose: bool = False) -> Tensor:
     x = _contiguous(x)
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    ops.hadamard(x, scale, out=out, m=m, matrices=matrices, transpose=transpose)
-    return out
+    return ops._hadamard(x, scale, m, matrices, transpose, out)
 
 
-@_hadamard.register_fake
-def _(x, scale, m, matrices, transpose):
-    torch._check(x.dim() >= 1, lambda: "wham::hadamard: x needs at least one dimension")
-    n = x.shape[-1]
-    if isinstance(n, int):
-        ops.hadamard_factor(n, m, matrices)
+@_hadamard_op.register_fake
+def _(x, *, scale=1.0, m=None, matrices="fast_hadamard_transform", transpose=False):
+    torch._check(x.dim() >= 1, lambda: "wham.hadamard: x must have at least one dimension")
+    _check_dtype("hadamard", "x", x, _TRANSFORM_DTYPES)
+    if _static(x.shape[-1]) is not None:
+        ops.hadamard_factor(x.shape[-1], m, matrices)  # the same decision as the real call
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-def _hadamard_setup(ctx, inputs, output):
-    _, ctx.scale, ctx.m, ctx.matrices, ctx.transpose = inputs
+def _hadamard_setup(ctx, inputs, keyword_only_inputs, output):
+    ctx.options = dict(keyword_only_inputs)
 
 
 def _hadamard_backward(ctx, grad):
     # The adjoint of scale * (H_m (x) H) is scale * (H_m^T (x) H): the transposed call.
-    return _hadamard(grad, ctx.scale, ctx.m, ctx.matrices, not ctx.transpose), None, None, None, None
+    options = dict(ctx.options)
+    options["transpose"] = not options.get("transpose", False)
+    return _hadamard_op(grad, **options)
 
 
-_hadamard.register_autograd(_hadamard_backward, setup_context=_hadamard_setup)
-
-
-def hadamard(x, scale=1.0, m=None, matrices="fast_hadamard_transform", transpose=False):
-    """torch.ops.wham.hadamard: the transform of x's rows of m * 2^k by H_m (x) H_(2^k)
-    (wham.hadamard), out of place, differentiable (the gradient is the transposed call).
-    scale: a number or "orthonormal"; m: None (inferred, wham.ops.hadamard_factor) or the
-    order."""
-    n = x.shape[-1]
-    if m is None:
-        m, _ = ops.hadamard_factor(n, None, matrices)
-    if isinstance(scale, str):
-        if scale != "orthonormal":
-            raise ValueError(f"wham.torch_ops.hadamard: scale = {scale!r} (a number or 'orthonormal')")
-        scale = float(n) ** -0.5
-    return _hadamard(x, float(scale), int(m), matrices, bool(transpose))
+_hadamard_op.register_autograd(_hadamard_backward, setup_context=_hadamard_setup)
 
 
 # ---- iqp_encode -------------------------------------------------------------------------
 
-@torch.library.custom_op("wham::iqp_encode", mutates_args=())
-def _iqp_encode(params: Tensor, num_qubits: int, variant: str, complex128: bool,
-                path: str) -> Tensor:
-    return ops.iqp_encode(_contiguous(params), num_qubits, variant,
-                          dtype="complex128" if complex128 else "complex64", path=path)
-
-
-@_iqp_encode.register_fake
-def _(params, num_qubits, variant, complex128, path):
-    shape = tuple(params.shape[:-1]) + (1 << num_qubits,)
-    return params.new_empty(shape, dtype=torch.complex128 if complex128 else torch.complex64)
-
-
-def iqp_encode(params, num_qubits=None, variant="iqp", dtype=None, path="automatic"):
-    """torch.ops.wham.iqp_encode: IQP states of params [..., num_params] (wham.iqp_encode).
-    dtype: torch.complex64 / torch.complex128 (default from params: float32 -> complex64)."""
-    v = ops._choice("iqp_encode", "variant", variant, ops.IQP_VARIANTS)
-    if num_qubits is None:
-        num_qubits = ops._qubits_from_params("iqp_encode", params.shape[-1], v)
-        if num_qubits is None:
-            raise ValueError(f"wham.iqp_encode: params has {params.shape[-1]} values a sample, "
-                             f"iqp_num_params(n, {variant!r}) for no n in 1..30")
+def _iqp_state_dtype(params, dtype):
     if dtype is None:
-        wide = params.dtype == torch.float64
-    else:
-        wide = ops.dtype_name(dtype) == "complex128"
-    return _iqp_encode(params, int(num_qubits), variant, wide, path)
+        return torch.complex128 if params.dtype == torch.float64 else torch.complex64
+    if dtype not in (torch.complex64, torch.complex128):
+        raise TypeError(f"wham.iqp_encode: dtype = {dtype} is invalid (complex64 or complex128)")
+    return dtype
 
 
-# ---- m2l and the accumulate forms --------------------------------------------------------
+@torch.library.custom_op("wham::iqp_encode", mutates_args=())
+def _iqp_encode_op(params: Tensor, *, num_qubits: Optional[int] = None, variant: str = "iqp",
+                dtype: Optional[torch.dtype] = None, path: str = "automatic") -> Tensor:
+    return ops._iqp_encode(_contiguous(params), num_qubits, variant,
+                           _iqp_state_dtype(params, dtype), path, None)
 
-def _order(t):
-    return ops._order_from_coeffs("m2l", "multipoles", t.shape[-1], None,
-                                  "float32" if t.dtype == torch.complex64 else "float64")
 
+@_iqp_encode_op.register_fake
+def _(params, *, num_qubits=None, variant="iqp", dtype=None, path="automatic"):
+    torch._check(params.dim() >= 1,
+                 lambda: "wham.iqp_encode: params must have at least one dimension")
+    _check_dtype("iqp_encode", "params", params, ops._FLOATS)
+    n = ops.iqp_qubits("iqp_encode", int(params.shape[-1]), num_qubits, variant)
+    if ops._choice("iqp_encode", "path", path, ops.IQP_PATHS) == 4 and \
+            ops._choice("iqp_encode", "variant", variant, ops.IQP_VARIANTS) != 1:
+        raise ValueError("wham.iqp_encode: path 'product' serves variant 'iqp_z' only")
+    return params.new_empty(tuple(params.shape[:-1]) + (1 << n,),
+                            dtype=_iqp_state_dtype(params, dtype))
+
+
+def _iqp_setup(ctx, inputs, keyword_only_inputs, output):
+    (params,) = inputs
+    ctx.save_for_backward(output)
+    ctx.pairs = ops._choice("iqp_encode", "variant", keyword_only_inputs.get("variant", "iqp"),
+                            ops.IQP_VARIANTS) == 0
+    ctx.params_dtype = params.dtype
+
+
+def _iqp_backward(ctx, grad):
+    """The vector-Jacobian product of psi = 2^-n H phi, phi_x = exp(i theta(x)),
+    theta(x) = sum_i a_i x_i + sum_{i<j} J_ij x_i x_j (x_i = bit i of x, H = the unscaled
+    Walsh-Hadamard matrix, real and symmetric, H H = 2^n).
+
+    PyTorch's gradient of a complex tensor z = u + iv for a real loss L is
+    dL/du + i dL/dv. Then
+      dL/dphi   = 2^-n H grad                                  (H real: its transpose)
+      dL/dtheta = Re(conj(dL/dphi) * i phi) = Im(conj(phi) * dL/dphi)
+    with phi = H psi (no phases are recomputed). The parameters are sums of dL/dtheta over
+    bits: with d = dL/dtheta and W = H d (W_k = sum_x d_x (-1)^popcount(x & k)), since
+    (-1)^x_i = 1 - 2 x_i,
+      dL/da_i  = sum_x d_x x_i     = (W_0 - W_{2^i}) / 2
+      dL/dJ_ij = sum_x d_x x_i x_j = (W_0 - W_{2^i} - W_{2^j} + W_{2^i + 2^j}) / 4.
+    Three transforms of a row, no dense Jacobian."""
+    (psi,) = ctx.saved_tensors
+    size = psi.shape[-1]
+    n = int(size).bit_length() - 1
+    grad = grad.to(psi.dtype)
+    phi = _fwht_op(psi, scale=1.0)
+    g_phi = _fwht_op(grad, scale=2.0 ** -n)
+    d = (phi.conj() * g_phi).imag.contiguous()
+    w = _fwht_op(d, scale=1.0)
+    device = w.device
+    single = torch.tensor([1 << i for i in range(n)], dtype=torch.int64, device=device)
+    w0 = w[..., :1]
+    w_single = torch.index_select(w, -1, single)
+    result = (w0 - w_single) * 0.5
+    if ctx.pairs and n > 1:
+        first = [i for i in range(n) for j in range(i + 1, n)]
+        second = [j for i in range(n) for j in range(i + 1, n)]
+        both = torch.tensor([(1 << i) | (1 << j) for i, j in zip(first, second)],
+                            dtype=torch.int64, device=device)
+        wi = torch.index_select(w, -1, torch.tensor([1 << i for i in first], dtype=torch.int64,
+                                                    device=device))
+        wj = torch.index_select(w, -1, torch.tensor([1 << j for j in second], dtype=torch.int64,
+                                                    device=device))
+        pair = (w0 - wi - wj + torch.index_select(w, -1, both)) * 0.25
+        result = torch.cat([result, pair], dim=-1)
+    return result.to(ctx.params_dtype)
+
+
+_iqp_encode_op.register_autograd(_iqp_backward, setup_context=_iqp_setup)
+
+
+# ---- m2l --------------------------------------------------------------------------------
 
 @torch.library.custom_op("wham::m2l", mutates_args=())
-def _m2l(multipoles: Tensor, deltas: Tensor, p: int, path: str) -> Tensor:
-    return m2l_ops.m2l(_contiguous(multipoles), _contiguous(deltas), p, path=path)
+def _m2l_op(multipoles: Tensor, deltas: Tensor, *, p: Optional[int] = None,
+         path: str = "automatic") -> Tensor:
+    return m2l_ops._m2l(_contiguous(multipoles), _contiguous(deltas), p, path, None)
 
 
-@_m2l.register_fake
-def _(multipoles, deltas, p, path):
+@_m2l_op.register_fake
+def _(multipoles, deltas, *, p=None, path="automatic"):
+    _check_dtype("m2l", "multipoles", multipoles, ops._COMPLEX)
     return torch.empty_like(multipoles, memory_format=torch.contiguous_format)
 
 
-def m2l(multipoles, deltas, p=None, path="automatic"):
-    """torch.ops.wham.m2l (wham.m2l): local expansions of [..., (p+1)^2] multipoles."""
-    return _m2l(multipoles, deltas, _order(multipoles) if p is None else int(p), path)
+# ---- the accumulate forms ------------------------------------------------------------------
+# Each is an out-of-place custom operator (what traced graphs hold) and a mutating
+# CompositeImplicitAutograd operator, the public torch.ops.wham.m2l_accumulate*.
+
+@torch.library.custom_op("wham::m2l_accumulate_functional", mutates_args=())
+def _m2l_accumulate_functional(multipoles: Tensor, deltas: Tensor, src: Tensor, tgt: Tensor,
+                               locals: Tensor, *, p: Optional[int] = None,
+                               method: str = "automatic") -> Tensor:
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate(_contiguous(multipoles), _contiguous(deltas), _contiguous(src),
+                            _contiguous(tgt), out, p, method)
+    return out
 
 
-@torch.library.custom_op("wham::m2l_accumulate", mutates_args=("locals",))
-def _m2l_accumulate(multipoles: Tensor, deltas: Tensor, src: Tensor, tgt: Tensor,
-                    locals: Tensor, p: int, method: str) -> None:
-    m2l_ops.m2l_accumulate(multipoles, deltas, src, tgt, locals, p, method)
+@torch.library.custom_op("wham::m2l_accumulate_centers_functional", mutates_args=())
+def _m2l_accumulate_centers_functional(multipoles: Tensor, centers: Tensor, src: Tensor,
+                                       tgt: Tensor, locals: Tensor, *, p: Optional[int] = None,
+                                       method: str = "automatic") -> Tensor:
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate_centers(_contiguous(multipoles), _contiguous(centers),
+                                    _contiguous(src), _contiguous(tgt), out, p, method)
+    return out
 
 
-@_m2l_accumulate.register_fake
-def _(multipoles, deltas, src, tgt, locals, p, method):
-    return None
+@torch.library.custom_op("wham::m2l_accumulate_classes_functional", mutates_args=())
+def _m2l_accumulate_classes_functional(multipoles: Tensor, class_deltas: Tensor, cls: Tensor,
+                                       src: Tensor, tgt: Tensor, locals: Tensor, *,
+                                       p: Optional[int] = None, method: str = "automatic",
+                                       grouped: bool = False) -> Tensor:
+    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
+    m2l_ops._m2l_accumulate_classes(_contiguous(multipoles), _contiguous(class_deltas),
+                                    _contiguous(cls), _contiguous(src), _contiguous(tgt), out, p,
+                                    method, grouped)
+    return out
 
 
-@torch.library.custom_op("wham::m2l_accumulate_centers", mutates_args=("locals",))
-def _m2l_accumulate_centers(multipoles: Tensor, centers: Tensor, src: Tensor, tgt: Tensor,
-                            locals: Tensor, p: int, method: str) -> None:
-    m2l_ops.m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p, method)
+def _fake_like_locals(locals):
+    _check_dtype("m2l_accumulate", "locals", locals, ops._COMPLEX)
+    return torch.empty_like(locals, memory_format=torch.contiguous_format)
 
 
-@_m2l_accumulate_centers.register_fake
-def _(multipoles, centers, src, tgt, locals, p, method):
-    return None
+@_m2l_accumulate_functional.register_fake
+def _(multipoles, deltas, src, tgt, locals, *, p=None, method="automatic"):
+    return _fake_like_locals(locals)
 
 
-@torch.library.custom_op("wham::m2l_accumulate_classes", mutates_args=("locals",))
-def _m2l_accumulate_classes(multipoles: Tensor, class_deltas: Tensor, cls: Tensor, src: Tensor,
-                            tgt: Tensor, locals: Tensor, p: int, method: str,
-                            grouped: bool) -> None:
-    m2l_ops.m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p, method,
-                               grouped)
+@_m2l_accumulate_centers_functional.register_fake
+def _(multipoles, centers, src, tgt, locals, *, p=None, method="automatic"):
+    return _fake_like_locals(locals)
 
 
-@_m2l_accumulate_classes.register_fake
-def _(multipoles, class_deltas, cls, src, tgt, locals, p, method, grouped):
-    return None
+@_m2l_accumulate_classes_functional.register_fake
+def _(multipoles, class_deltas, cls, src, tgt, locals, *, p=None, method="automatic",
+      grouped=False):
+    return _fake_like_locals(locals)
 
 
-def m2l_accumulate(multipoles, deltas, src, tgt, locals, p=None, method="automatic"):
-    """torch.ops.wham.m2l_accumulate: locals[tgt[i]] += M2L(multipoles[src[i]], deltas[i]),
-    in place on locals (wham.m2l_accumulate). Returns None."""
-    _m2l_accumulate(multipoles, deltas, src, tgt, locals,
-                    _order(multipoles) if p is None else int(p), method)
+def _eager(tensors):
+    """Plain tensors and no tracing mode: the accumulate operators may write through the
+    data pointer. Anything else (FakeTensor, FunctionalTensor, a proxy or schema-check
+    mode) gets the out-of-place operator and a copy_, which every tracer understands."""
+    for t in tensors:
+        if type(t) is not torch.Tensor and type(t) is not torch.nn.Parameter:
+            return False
+    depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    return depth is None or depth() == 0
 
 
-def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, p=None, method="automatic"):
-    """torch.ops.wham.m2l_accumulate_centers, in place on locals. Returns None."""
-    _m2l_accumulate_centers(multipoles, centers, src, tgt, locals,
-                            _order(multipoles) if p is None else int(p), method)
+_library = torch.library.Library("wham", "FRAGMENT")
+
+_ACCUMULATE_SCHEMAS = {
+    "m2l_accumulate": "Tensor multipoles, Tensor deltas, Tensor src, Tensor tgt, "
+                      "Tensor(a!) locals, *, int? p=None, str method=\"automatic\"",
+    "m2l_accumulate_centers": "Tensor multipoles, Tensor centers, Tensor src, Tensor tgt, "
+                              "Tensor(a!) locals, *, int? p=None, str method=\"automatic\"",
+    "m2l_accumulate_classes": "Tensor multipoles, Tensor class_deltas, Tensor cls, Tensor src, "
+                              "Tensor tgt, Tensor(a!) locals, *, int? p=None, "
+                              "str method=\"automatic\", bool grouped=False",
+}
+for _name, _arguments in _ACCUMULATE_SCHEMAS.items():
+    _library.define(f"{_name}({_arguments}) -> ()")
 
 
-def m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals, p=None,
-                           method="automatic", grouped=False):
-    """torch.ops.wham.m2l_accumulate_classes, in place on locals. Returns None."""
-    _m2l_accumulate_classes(multipoles, class_deltas, cls, src, tgt, locals,
-                            _order(multipoles) if p is None else int(p), method, bool(grouped))
+def _accumulate_kernel(name, direct, functional):
+    def kernel(*args, **options):
+        *inputs, locals = args
+        if _eager(args):
+            ops._torch_route(name, inputs, locals, "locals", differentiable=False)
+            direct(*args, **options)
+            ops._bump_version(locals)
+        else:
+            locals.copy_(functional(*args, **options))
+    kernel.__name__ = name
+    return kernel
+
+
+def _direct(function):
+    # The library call, given the options the registered operator passes as keywords.
+    def call(*args, p=None, method="automatic"):
+        return function(*args, p, method)
+    return call
+
+
+_library.impl("m2l_accumulate",
+              _accumulate_kernel("m2l_accumulate", _direct(m2l_ops._m2l_accumulate),
+                                 _m2l_accumulate_functional),
+              "CompositeImplicitAutograd")
+_library.impl("m2l_accumulate_centers",
+              _accumulate_kernel("m2l_accumulate_centers",
+                                 _direct(m2l_ops._m2l_accumulate_centers),
+                                 _m2l_accumulate_centers_functional),
+              "CompositeImplicitAutograd")
+
+
+def _classes_direct(*args, p=None, method="automatic", grouped=False):
+    return m2l_ops._m2l_accumulate_classes(*args, p, method, grouped)
+
+
+_library.impl("m2l_accumulate_classes",
+              _accumulate_kernel("m2l_accumulate_classes", _classes_direct,
+                                 _m2l_accumulate_classes_functional),
+              "CompositeImplicitAutograd")
 
 
 __all__ = ["fwht", "hadamard", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accumulate_centers",
