@@ -109,7 +109,10 @@ def _torch_route(function, inputs, written=None, written_name="out", differentia
     """For PyTorch tensors: the torch module when the call must go through torch.ops.wham
     (torch.compile is tracing, or autograd needs the result), else None (run directly).
     Refuses a write into `written` that autograd would not see, as PyTorch's out= ops do."""
-    import torch
+    try:
+        import torch
+    except ImportError:  # a tensor-like object that only names torch as its module
+        return None
     grad = torch.is_grad_enabled()
     if grad and written is not None:
         for t in tuple(inputs) + (written,):
@@ -150,7 +153,10 @@ def _row(x):
 def _bump_version(t):
     """Tells autograd that `t` was written in place (through its data pointer), so that a
     backward that saved it raises instead of using the new values."""
-    import torch
+    try:
+        import torch
+    except ImportError:
+        return
     if t.is_inference():  # inference tensors have no version counter
         return
     increment = getattr(torch.autograd.graph, "increment_version", None)
