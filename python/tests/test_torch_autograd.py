@@ -31,7 +31,8 @@ def _pairs_problem(torch, p=3, dtype="complex128"):
     M = torch.randn(6, C, dtype=getattr(torch, dtype), device="cuda", generator=g)
     d = torch.randn(4, 3, dtype=real, device="cuda", generator=g) + 3.0
     src = torch.tensor([0, 1, 2, 5], dtype=torch.int32, device="cuda")
-    tgt = torch.tensor([1, 1, 3, 0], dtype=torch.int32, device="cuda")
+    # src != tgt in every pair: the centers form needs a non-zero displacement
+    tgt = torch.tensor([1, 0, 3, 0], dtype=torch.int32, device="cuda")
     centers = torch.randn(6, 3, dtype=real, device="cuda", generator=g) * 4.0
     cls = torch.tensor([0, 1, 1, 0], dtype=torch.int32, device="cuda")
     L = torch.zeros(4, C, dtype=getattr(torch, dtype), device="cuda")

@@ -84,7 +84,8 @@ def _problem(torch, dtype):
     M = torch.randn(6, 16, dtype=dtype, device="cuda", generator=g)
     d = torch.randn(4, 3, dtype=real, device="cuda", generator=g) + 3.0
     src = torch.tensor([0, 1, 2, 5], dtype=torch.int32, device="cuda")
-    tgt = torch.tensor([1, 1, 3, 0], dtype=torch.int32, device="cuda")
+    # src != tgt in every pair: the centers form needs a non-zero displacement
+    tgt = torch.tensor([1, 0, 3, 0], dtype=torch.int32, device="cuda")
     centers = torch.randn(6, 3, dtype=real, device="cuda", generator=g) * 4.0
     cls = torch.tensor([0, 1, 1, 0], dtype=torch.int32, device="cuda")
     L = torch.randn(4, 16, dtype=dtype, device="cuda", generator=g)

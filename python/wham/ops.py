@@ -157,7 +157,9 @@ def _bump_version(t):
         import torch
     except ImportError:
         return
-    if t.is_inference():  # inference tensors have no version counter
+    # Only tensors carry a version counter: a DLPack producer or a tensor-like object that
+    # wraps one has none to move. Inference tensors have none either.
+    if not isinstance(t, torch.Tensor) or t.is_inference():
         return
     increment = getattr(torch.autograd.graph, "increment_version", None)
     if increment is not None:
