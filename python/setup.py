@@ -26,13 +26,13 @@ ROOT = os.path.dirname(HERE)
 LIBRARY = "libwham.so"
 
 
-def _candidates(value):
+def _candidates(value, environ):
     """Where WHAM_LIBRARY=value may point: pip runs this file from python/ (or a copy of
     it), so a relative path is tried against the caller's folder ($PWD, which pip passes
     on), the current folder, and the repository root."""
     if os.path.isabs(value):
         return [value]
-    bases = [os.environ.get("PWD"), os.getcwd(), ROOT]
+    bases = [environ.get("PWD"), os.getcwd(), ROOT]
     seen = []
     for base in bases:
         if base:
@@ -49,7 +49,7 @@ def find_library(environ=None):
     value = environ.get("WHAM_LIBRARY")
     if value:
         tried = []
-        for path in _candidates(value):
+        for path in _candidates(value, environ):
             if os.path.isdir(path):
                 path = os.path.join(path, LIBRARY)
             tried.append(path)
