@@ -6,13 +6,18 @@ function(wham_target_warnings target)
 endfunction()
 
 # A CUDA executable of ours (benchmarks, examples): warnings, static runtime, line info for
-# the sanitizer, the prebuilt instantiations where they are built.
+# the sanitizer, the prebuilt instantiations where they are built, unless HEADERS is given:
+# then what it calls compiles from the headers, for the target's own types only.
+#   wham_cuda_executable(target [HEADERS] sources...)
 function(wham_cuda_executable target)
-  add_executable(${target} ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 1 arg "HEADERS" "" "")
+  add_executable(${target} ${arg_UNPARSED_ARGUMENTS})
   target_link_libraries(${target} PRIVATE wham::wham)
   wham_target_warnings(${target})
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-  wham_use_prebuilt(${target})
+  if(NOT arg_HEADERS)
+    wham_use_prebuilt(${target})
+  endif()
 endfunction()
 
 # Takes wham's public entry points for the standard types from wham::wham_kernels instead of

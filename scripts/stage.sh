@@ -39,13 +39,15 @@ for b in "$stage"/bench/bench_* "$stage"/bench/wham_traffic; do
     [ -e "$dest" ] || cp -L "$lib" "$dest"
   done
 done
-# libwham.so where the build has it (the Python tests' WHAM_LIBRARY), linked beside the C
-# interface's tests (RPATH $ORIGIN); the Python package and its tests, whose ctest entry
-# names the source tree (gpu-check.sh points it at the stage: .source_root).
-if [ -e "$build/src/libwham.so" ]; then
-  mkdir -p "$stage/src"
-  cp "$build/src/libwham.so" "$stage/src/"
-  [ -d "$stage/tests/capi" ] && ln -sf ../../src/libwham.so "$stage/tests/capi/libwham.so"
+# libwham.so where the build has it (the top of the build folder: libwham.so ->
+# libwham.so.0 -> libwham.so.0.3.0, the Python tests' WHAM_LIBRARY names the last), its
+# soname linked beside the C interface's tests (RPATH $ORIGIN); the Python package and its
+# tests, whose ctest entry names the source tree (gpu-check.sh points it at the stage:
+# .source_root).
+if compgen -G "$build/libwham.so*" > /dev/null; then
+  cp -P "$build"/libwham.so* "$stage/"
+  soname=$(readelf -d "$build/libwham.so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p' || true)
+  [ -d "$stage/tests/capi" ] && ln -sf "../../${soname:-libwham.so}" "$stage/tests/capi/${soname:-libwham.so}"
 fi
 (cd "$here" && tar -cf - --exclude=__pycache__ --exclude=.pytest_cache python) | tar -xf - -C "$stage"
 echo "$here" > "$stage/.source_root"

@@ -18,6 +18,16 @@ if(MODE STREQUAL "find_package")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "install failed (${rc})")
   endif()
+  # The C library is installed under its versioned names, libwham.so -> libwham.so.0 -> the file.
+  file(GLOB_RECURSE installed LIST_DIRECTORIES false RELATIVE ${work}/prefix
+       ${work}/prefix/*/libwham.so*)
+  list(TRANSFORM installed REPLACE "^.*/" "")
+  list(SORT installed)
+  string(REGEX MATCH "^[0-9]+" major "${WHAM_VERSION}")
+  if(NOT installed STREQUAL "libwham.so;libwham.so.${major};libwham.so.${WHAM_VERSION}")
+    message(FATAL_ERROR "installed C library files: '${installed}', expected libwham.so, "
+            "libwham.so.${major} and libwham.so.${WHAM_VERSION}")
+  endif()
   list(APPEND args -DCMAKE_PREFIX_PATH=${work}/prefix)
 else()
   list(APPEND args -DWHAM_CONSUMER_SOURCE_DIR=${WHAM_SOURCE_DIR})
