@@ -228,6 +228,37 @@ TEST_CASE("a plain host pointer is an invalid argument, named") {
   CHECK(std::string(wham_last_error()).find("in = a host pointer") != std::string::npos);
 }
 
+TEST_CASE("an explicit path the device cannot serve is not supported; a success clears it") {
+  // No launch happens: the dispatch refuses before it, so 16 floats stand for 2^30.
+  device_buffer<float> d(16);
+  REQUIRE(wham_fwht_f32(d.data(), d.data(), 30, 1, 1.0f, WHAM_FWHT_FUSED, nullptr) ==
+          WHAM_ERROR_NOT_SUPPORTED);
+  const std::string message = wham_last_error();
+  CAPTURE(message);
+  CHECK(message.find("wham::fwht: log_n = 30 is invalid") != std::string::npos);
+  CHECK(message.find("(fused path)") != std::string::npos);
+  CHECK(std::string(wham_status_string(WHAM_ERROR_NOT_SUPPORTED)) ==
+        "not supported on this device or build");
+  REQUIRE(wham_fwht_f32(d.data(), d.data(), 4, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+          WHAM_SUCCESS);
+  CHECK(std::string(wham_last_error()).empty());
+}
+
+TEST_CASE("zero-size calls on device buffers leave them untouched") {
+  const auto in = uniform<float>(32, -1, 1, 7);
+  device_buffer<float> d(in);
+  std::vector<wham_complex64> zeros(32, wham_complex64{0, 0});
+  device_buffer<wham_complex64> s(zeros);
+  CHECK(wham_fwht_f32(d.data(), d.data(), 5, 0, 2.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_SUCCESS);
+  CHECK(wham_hadamard_f32(d.data(), d.data(), 1, 5, 0, 2.0f, 0, 0, nullptr) == WHAM_SUCCESS);
+  CHECK(wham_iqp_encode_f32_c64(d.data(), s.data(), 5, 0, WHAM_IQP_Z, WHAM_IQP_AUTOMATIC,
+                                nullptr) == WHAM_SUCCESS);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d.download() == in);
+  for (const auto& z : s.download()) CHECK((z.re == 0 && z.im == 0));
+}
+
 TEST_CASE("QDP's launch_iqp_encode_batch matches the reference, enable_zz 0 and 1") {
   const unsigned n = 5;
   const std::size_t batch = 3, state_len = std::size_t(1) << n;
