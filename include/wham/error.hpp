@@ -17,8 +17,8 @@
 ///                       ("wham: no CUDA device is available (...)", "wham: no NVIDIA
 ///                       driver was found ..."); cuda_code() is the CUDA call's status
 ///
-/// Zero-size calls (batch = 0, num_pairs = 0) check their scalar arguments and return
-/// without touching pointers or the device.
+/// Zero-size calls (batch = 0, num_pairs = 0) check their scalars, then return touching no
+/// pointer and no device (check_interaction_list still stores its count, 0).
 ///
 /// Launch conventions shared by every launcher:
 ///   - work is enqueued on the caller's `cudaStream_t` and nothing else;
