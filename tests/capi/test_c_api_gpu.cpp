@@ -295,3 +295,39 @@ TEST_CASE("QDP's launch_iqp_encode_batch matches the reference, enable_zz 0 and 
   CHECK(relative_error(to_cd(d_state.download()),
                        wham::reference::iqp_state(params.data(), int(n), true)) < 1e-12);
 }
+
+// Last: if the check ever let the pointer through, the kernel's fault would ruin the context.
+TEST_CASE("another GPU's memory is refused, named, until peer access is enabled") {
+  int count = 0;
+  REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+  if (count < 2) {
+    WARN("one GPU: test_error_model_host covers the decision on made-up pointer attributes");
+    return;
+  }
+  const int log_n = 6;
+  const auto rows = uniform<float>(std::size_t(1) << log_n, -1, 1, 11);
+  REQUIRE(cudaSetDevice(1) == cudaSuccess);
+  device_buffer<float> on_1(rows);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  device_buffer<float> on_0(rows.size());
+  if (cudaDeviceDisablePeerAccess(1) != cudaSuccess) (void)cudaGetLastError();  // not enabled
+
+  CHECK(wham_fwht_f32(on_1.data(), on_0.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_ERROR_INVALID_ARGUMENT);
+  const std::string message = wham_last_error();
+  CAPTURE(message);
+  CHECK(message.find("wham::fwht: in = memory of device 1 (the current device is 0") == 0);
+  CHECK(wham_fwht_f32(on_0.data(), on_1.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(wham_last_error()).find("out = memory of device 1") != std::string::npos);
+
+  int can = 0;
+  REQUIRE(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess);
+  if (can == 0) return;
+  REQUIRE(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+  REQUIRE_OK(wham_fwht_f32(on_1.data(), on_0.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(relative_error(on_0.download(), wham::reference::fwht_batched<double>(rows.data(), log_n,
+                                                                              1, 1.0)) < 1e-5);
+  REQUIRE(cudaDeviceDisablePeerAccess(1) == cudaSuccess);
+}
