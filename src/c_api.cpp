@@ -21,9 +21,9 @@ using c64 = cuda::std::complex<float>;
 using c128 = cuda::std::complex<double>;
 
 static_assert(std::is_same_v<wham_stream, cudaStream_t>, "wham_stream must be cudaStream_t");
-// Same size, and every suitably aligned C array is a C++ one; a C array aligned only to its
-// component (4 or 8 bytes) is refused by the launchers' alignment check, not misread.
-static_assert(sizeof(wham_complex64) == sizeof(c64) && alignof(c64) % alignof(wham_complex64) == 0,
+// Same size and alignment: every C array is a C++ one. (A C99 compiler without an
+// alignment attribute gets 4 bytes; the launchers' alignment check refuses what it misaligns.)
+static_assert(sizeof(wham_complex64) == sizeof(c64) && alignof(c64) == alignof(wham_complex64),
               "wham_complex64 must have cuda::std::complex<float>'s layout");
 static_assert(sizeof(wham_complex128) == sizeof(c128) &&
                   alignof(c128) % alignof(wham_complex128) == 0,
@@ -40,6 +40,13 @@ static_assert(sizeof(wham_float16) == sizeof(__half) &&
               "wham_float16 and wham_bfloat16 must have __half's and __nv_bfloat16's layout");
 static_assert(WHAM_HADAMARD_QUAROT == int(wham::hadamard_matrices::quarot),
               "wham.h's enumerations must match the C++ enums");
+
+constexpr bool same_text(const char* a, const char* b) {
+  return *a == *b && (*a == '\0' || same_text(a + 1, b + 1));
+}
+// wham_version() comes from CMake, wham_version_number() from wham.h: they must agree.
+static_assert(same_text(WHAM_LIBRARY_VERSION, WHAM_VERSION_STRING),
+              "CMake's project version and wham.h's WHAM_VERSION_* differ");
 
 const __half* cpp(const wham_float16* p) { return reinterpret_cast<const __half*>(p); }
 __half* cpp(wham_float16* p) { return reinterpret_cast<__half*>(p); }
@@ -78,6 +85,26 @@ extern "C" {
 const char* wham_last_error(void) { return wham::c::last_error().c_str(); }
 
 const char* wham_version(void) { return WHAM_LIBRARY_VERSION; }
+
+int32_t wham_version_number(void) { return WHAM_VERSION; }
+
+const char* wham_status_string(wham_status status) {
+  switch (status) {
+    case WHAM_SUCCESS:
+      return "success";
+    case WHAM_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case WHAM_ERROR_CUDA:
+      return "CUDA error";
+    case WHAM_ERROR_INTERNAL:
+      return "internal error";
+    case WHAM_ERROR_NOT_SUPPORTED:
+      return "not supported on this device or build";
+    case WHAM_ERROR_NO_DEVICE:
+      return "no CUDA device or driver available";
+  }
+  return "unknown wham_status";
+}
 
 // ---- Walsh-Hadamard transform ----------------------------------------------------------
 

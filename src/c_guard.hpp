@@ -5,7 +5,6 @@
 #include <wham/error.hpp>
 #include <wham/wham.h>
 
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -23,21 +22,35 @@ inline void set_last_error(const char* message) noexcept {
   }
 }
 
-/// wham::error's CUDA failures start with this prefix (wham/error.hpp, throw_cuda_error).
-inline bool is_cuda_error(const char* message) {
-  static constexpr char prefix[] = "wham: CUDA error";
-  return std::strncmp(message, prefix, sizeof(prefix) - 1) == 0;
+/// The status of a wham::error's kind.
+inline wham_status status_of(const wham::error& e) noexcept {
+  switch (e.kind()) {
+    case error_kind::invalid_argument:
+      return WHAM_ERROR_INVALID_ARGUMENT;
+    case error_kind::not_supported:
+      return WHAM_ERROR_NOT_SUPPORTED;
+    case error_kind::cuda:
+      return WHAM_ERROR_CUDA;
+    case error_kind::no_device:
+      return WHAM_ERROR_NO_DEVICE;
+  }
+  return WHAM_ERROR_INTERNAL;
 }
 
-/// Runs `body`; returns WHAM_SUCCESS, or the status of the exception it threw.
+/// Runs `body`; returns WHAM_SUCCESS (clearing this thread's last error), or the status
+/// of the exception it threw (keeping its message for wham_last_error). `cuda_code`, where
+/// given, receives a wham::error's cudaError_t value (0 for other failures and success).
 template <class Body>
-wham_status guarded(Body&& body) noexcept {
+wham_status guarded(Body&& body, int* cuda_code = nullptr) noexcept {
+  if (cuda_code != nullptr) *cuda_code = 0;
   try {
     body();
+    last_error().clear();
     return WHAM_SUCCESS;
   } catch (const wham::error& e) {
     set_last_error(e.what());
-    return is_cuda_error(e.what()) ? WHAM_ERROR_CUDA : WHAM_ERROR_INVALID_ARGUMENT;
+    if (cuda_code != nullptr) *cuda_code = e.cuda_code();
+    return status_of(e);
   } catch (const std::bad_alloc&) {
     set_last_error("wham: out of host memory");
   } catch (const std::exception& e) {

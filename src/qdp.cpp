@@ -16,28 +16,13 @@
 
 namespace {
 
-/// The cudaError_t a wham CUDA-failure message names ("wham: CUDA error cudaErrorXxx (...").
-int cuda_code_of(const char* message) {
-  const std::string text = message;
-  const auto begin = text.find("cudaError");
-  const auto end = text.find(' ', begin);
-  if (begin != std::string::npos) {
-    const std::string name = text.substr(begin, end - begin);
-    // cudaGetErrorName needs no driver; the codes are below 1000.
-    for (int code = 1; code < 1000; ++code) {
-      if (name == cudaGetErrorName(static_cast<cudaError_t>(code))) return code;
-    }
-  }
-  return cudaErrorUnknown;
-}
-
 int encode(const char* f, const double* data, void* states, std::uint64_t num_samples,
            std::uint64_t state_len, unsigned int num_qubits, std::uint64_t data_len, int enable_zz,
            cudaStream_t stream) {
   using wham::detail::check_range;
   using wham::detail::throw_invalid_argument;
   const auto variant = enable_zz != 0 ? wham::iqp_variant::iqp : wham::iqp_variant::iqp_z;
-  int status = cudaSuccess;
+  int cuda_code = 0;
   const wham_status s = wham::c::guarded([&] {
     // QDP's own check first (num_samples, state_len and num_qubits nonzero), then wham's.
     check_range(f, "num_qubits", num_qubits, 1, 30);
@@ -56,20 +41,20 @@ int encode(const char* f, const double* data, void* states, std::uint64_t num_sa
     }
     wham::iqp_encode(data, static_cast<cuda::std::complex<double>*>(states), int(num_qubits),
                      std::int64_t(num_samples), variant, stream);
-  });
+  }, &cuda_code);
   switch (s) {
     case WHAM_SUCCESS:
-      break;
+      return cudaSuccess;
     case WHAM_ERROR_INVALID_ARGUMENT:
-      status = cudaErrorInvalidValue;
-      break;
+      return cudaErrorInvalidValue;
+    case WHAM_ERROR_NOT_SUPPORTED:
+      return cudaErrorNotSupported;
     case WHAM_ERROR_CUDA:
-      status = cuda_code_of(wham_last_error());
-      break;
+    case WHAM_ERROR_NO_DEVICE:
+      return cuda_code != 0 ? cuda_code : int(cudaErrorUnknown);
     default:
-      status = cudaErrorUnknown;
+      return cudaErrorUnknown;
   }
-  return status;
 }
 
 }  // namespace

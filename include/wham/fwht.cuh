@@ -96,7 +96,8 @@ int fwht_fused_max_log_n() {
 ///                registered host memory): a misaligned or plain host pointer throws
 ///                wham::error naming it (cudaPointerGetAttributes, once a pointer a call).
 /// \param log_n   0 <= log_n <= 30
-/// \param batch   number of rows, >= 1
+/// \param batch   number of rows, >= 0 (0: a no-op that checks the other scalars and
+///                touches neither the pointers nor the device)
 /// \param scale   multiplies every output element
 /// \param stream  the stream the work is enqueued on
 /// \param path    schedule; an explicit path that cannot serve log_n throws wham::error
@@ -111,9 +112,10 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> sc
                 "or __nv_bfloat16");
   detail::check_range("fwht", "log_n", log_n, 0, 30);
   // batch * 2^log_n * sizeof(T) bytes must fit in int64.
-  detail::check_range("fwht", "batch", batch, 1, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
+  detail::check_range("fwht", "batch", batch, 0, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
   detail::check_enum("fwht", "path", path, detail::fwht_path_count,
                      "automatic, fused, kronecker or baseline");
+  if (batch == 0) return;
   detail::check_not_null("fwht", "in", in);
   detail::check_not_null("fwht", "out", out);
   detail::check_aligned("fwht", "in", in);

@@ -80,7 +80,7 @@ inline void hadamard_dispatch(const T* in, T* out, int m, int log_k, std::int64_
 ///                  device-accessible (as wham::fwht)
 /// \param m         1, 12, 20, 28 or 40
 /// \param log_k     0..30 for m = 1, else 0..25
-/// \param batch     rows, >= 1
+/// \param batch     rows, >= 0 (0: a no-op, as wham::fwht)
 /// \param scale     multiplies every output (1 / sqrt(m * 2^log_k): orthonormal)
 /// \param matrices  which published H_m (ignored for m = 1)
 /// \param transpose H_m^T in place of H_m (the adjoint; ignored for m = 1)
@@ -98,10 +98,11 @@ void hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, fwht_sc
   }
   detail::check_range("hadamard", "log_k", log_k, 0, m == 1 ? 30 : 25);
   // batch * m * 2^log_k * sizeof(T) bytes must fit in int64.
-  detail::check_range("hadamard", "batch", batch, 1,
+  detail::check_range("hadamard", "batch", batch, 0,
                       (INT64_MAX / std::int64_t(sizeof(T)) / m) >> log_k);
   detail::check_enum("hadamard", "matrices", matrices, detail::hadamard_matrices_count,
                      "fast_hadamard_transform or quarot");
+  if (batch == 0) return;
   detail::check_not_null("hadamard", "in", in);
   detail::check_not_null("hadamard", "out", out);
   detail::check_aligned("hadamard", "in", in);

@@ -17,7 +17,7 @@
 /// Layouts: parameters row-major `[batch][iqp_num_params(n, variant)]`, `float` or
 /// `double`; states batch-major `[batch][2^n]`, interleaved complex
 /// (`cuda::std::complex<float>` or `cuda::std::complex<double>`), the output
-/// precision chosen independently of the parameters'. 1 <= n <= 30, batch >= 1.
+/// precision chosen independently of the parameters'. 1 <= n <= 30, batch >= 0 (0: a no-op).
 /// Phases are formed in double whatever the types, so complex64 output stays
 /// within 1e-5 (relative, per sample) at |theta| of thousands of radians. Every finite
 /// theta is reduced exactly (beyond 2^51 radians, 2^28 for complex64, by a multi-word
@@ -136,7 +136,8 @@ bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant) {
 ///                    managed or registered host memory): a misaligned or plain host
 ///                    pointer throws wham::error naming it (cudaPointerGetAttributes).
 /// \param num_qubits  1..30
-/// \param batch       >= 1
+/// \param batch       >= 0 (0: a no-op that checks the other scalars and touches neither
+///                    the pointers nor the device)
 /// \param variant     iqp (with pair couplings) or iqp_z
 /// \param stream      the stream the work is enqueued on
 /// \param path        schedule (default: automatic)
@@ -152,9 +153,10 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
   detail::check_iqp_enums("iqp_encode", variant, path);
   const std::int64_t per_sample = iqp_num_params(num_qubits, variant);
   detail::check_range(
-      "iqp_encode", "batch", batch, 1,
+      "iqp_encode", "batch", batch, 0,
       std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
                              INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
+  if (batch == 0) return;
   detail::check_not_null("iqp_encode", "params", params);
   detail::check_not_null("iqp_encode", "states", states);
   detail::check_aligned("iqp_encode", "params", params);

@@ -19,7 +19,9 @@
  * num_qubits > 30, state_len != 2^num_qubits, data_len other than the parameter count
  * above (every QDP caller passes that count), and null, misaligned, host-only or
  * overlapping buffers. wham_last_error() (wham/wham.h) then names the argument. A CUDA
- * failure returns that call's cudaError_t value.
+ * failure returns that call's cudaError_t value; so does a missing GPU or driver
+ * (cudaErrorNoDevice, cudaErrorInsufficientDriver, ...), wham_last_error() then saying
+ * which in plain words. A path this device cannot serve returns cudaErrorNotSupported.
  */
 #ifndef WHAM_QDP_H
 #define WHAM_QDP_H

@@ -12,12 +12,31 @@
  *     device guard); every pointer and the stream must belong to it.
  *   - Work is enqueued on `stream` (NULL: the legacy default stream) and nothing else; no
  *     function allocates or synchronises, so calls may be recorded in a CUDA graph.
- *   - Every function returns a wham_status. On an error nothing has been enqueued, and
- *     wham_last_error() returns the message (the C++ library's wham::error text, for
- *     example "wham::fwht: log_n = 31 is invalid (valid: 0..30)"). No C++ exception
- *     crosses this interface.
+ *   - Zero-size calls (batch = 0, num_pairs = 0) check their scalar arguments, then return
+ *     WHAM_SUCCESS without reading their pointers (NULL is fine) or touching the device:
+ *     they succeed on a machine without a GPU. (wham_check_interaction_list still stores
+ *     its count, 0, through out_of_range.)
  *   - The enumerations' values are those of the C++ enums (wham/fwht.cuh, wham/iqp.cuh,
  *     wham/m2l.cuh, wham/fmm.cuh); a value outside them is an invalid argument.
+ *
+ * Errors. Every function that returns a wham_status returns WHAM_SUCCESS or one of:
+ *   WHAM_ERROR_INVALID_ARGUMENT  an argument outside its documented range, or a pointer
+ *                                the current device cannot address (NULL, misaligned, plain
+ *                                host memory, another device's memory without peer access);
+ *   WHAM_ERROR_NOT_SUPPORTED     valid arguments this device or build cannot serve (an
+ *                                explicit path beyond what it serves here): try
+ *                                WHAM_*_AUTOMATIC;
+ *   WHAM_ERROR_CUDA              a CUDA call failed; the message names the call, its
+ *                                cudaError_t name and where;
+ *   WHAM_ERROR_NO_DEVICE         no CUDA device is visible, or no NVIDIA driver able to run
+ *                                this build (missing, too old, mismatched); the message says
+ *                                which in plain words;
+ *   WHAM_ERROR_INTERNAL          anything else (out of host memory, say).
+ * On an error nothing has been enqueued, and wham_last_error() returns the message (the
+ * C++ library's wham::error text, for example "wham::fwht: log_n = 31 is invalid (valid:
+ * 0..30)"); a successful call clears it to "". wham_status_string() names a status. No C++
+ * exception crosses this interface. Values are only ever appended to wham_status: a
+ * caller treats an unknown nonzero value as an error.
  *
  * The shared library links the CUDA runtime statically, so that it loads beside any
  * framework's own CUDA runtime (PyTorch, CuPy, JAX); streams and device pointers of the
@@ -34,6 +53,24 @@
 #define WHAM_VERSION_MINOR 3
 #define WHAM_VERSION_PATCH 0
 #define WHAM_VERSION_STRING "0.3.0"
+/* The same as one integer, MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons;
+ * wham_version_number() is the loaded library's. */
+#define WHAM_VERSION (WHAM_VERSION_MAJOR * 10000 + WHAM_VERSION_MINOR * 100 + WHAM_VERSION_PATCH)
+
+/* wham_complex64's alignment: 8 bytes, that of cuda::std::complex<float>, which the
+ * launchers require (a misaligned array is an invalid argument). A C99 compiler that is
+ * neither GCC, Clang nor MSVC gets the members' 4 bytes: align such arrays yourself. */
+#if defined(__cplusplus)
+#define WHAM_ALIGN_8 alignas(8)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define WHAM_ALIGN_8 _Alignas(8)
+#elif defined(__GNUC__) || defined(__clang__)
+#define WHAM_ALIGN_8 __attribute__((aligned(8)))
+#elif defined(_MSC_VER)
+#define WHAM_ALIGN_8 __declspec(align(8))
+#else
+#define WHAM_ALIGN_8
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,7 +80,8 @@ extern "C" {
 typedef struct CUstream_st* wham_stream;
 
 typedef struct {
-  float re, im;
+  WHAM_ALIGN_8 float re;
+  float im;
 } wham_complex64;
 
 typedef struct {
@@ -63,22 +101,32 @@ typedef enum {
   WHAM_SUCCESS = 0,
   WHAM_ERROR_INVALID_ARGUMENT = 1, /* an argument out of its documented range */
   WHAM_ERROR_CUDA = 2,             /* a CUDA call failed (the message names it) */
-  WHAM_ERROR_INTERNAL = 3          /* anything else (out of host memory, say) */
+  WHAM_ERROR_INTERNAL = 3,         /* anything else (out of host memory, say) */
+  WHAM_ERROR_NOT_SUPPORTED = 4,    /* valid arguments this device or build cannot serve */
+  WHAM_ERROR_NO_DEVICE = 5         /* no CUDA device, or no driver able to run this build */
 } wham_status;
 
-/* The message of this thread's last failed call ("" when none has failed). Valid until
- * this thread's next wham call. */
+/* The message of this thread's last call that returned a wham_status: its error, or ""
+ * after a success (every WHAM_SUCCESS clears it). Valid until this thread's next wham call. */
 const char* wham_last_error(void);
+
+/* A short constant description of a status ("invalid argument", ...); "unknown wham_status"
+ * for a value this library does not define. Never NULL; needs no GPU. */
+const char* wham_status_string(wham_status status);
 
 /* The library's version, "MAJOR.MINOR.PATCH": a caller may compare it with the header's
  * WHAM_VERSION_STRING. */
 const char* wham_version(void);
 
+/* The library's version as WHAM_VERSION encodes it: a program built against this header
+ * checks wham_version_number() == WHAM_VERSION (or its MAJOR part) at start-up. */
+int32_t wham_version_number(void);
+
 /* ---- Walsh-Hadamard transform (wham/fwht.cuh) ---------------------------------------- */
 
 enum { WHAM_FWHT_AUTOMATIC = 0, WHAM_FWHT_FUSED = 1, WHAM_FWHT_KRONECKER = 2, WHAM_FWHT_BASELINE = 3 };
 
-/* out = scale * H (rows of in): batch rows of 2^log_n elements, 0 <= log_n <= 30, batch >= 1;
+/* out = scale * H (rows of in): batch rows of 2^log_n elements, 0 <= log_n <= 30, batch >= 0;
  * out may equal in (in place) but must not otherwise overlap it. */
 wham_status wham_fwht_f32(const float* in, float* out, int32_t log_n, int64_t batch, float scale,
                           int32_t path, wham_stream stream);
@@ -99,7 +147,8 @@ wham_status wham_fwht_bf16(const wham_bfloat16* in, wham_bfloat16* out, int32_t 
 enum { WHAM_HADAMARD_FAST_HADAMARD_TRANSFORM = 0, WHAM_HADAMARD_QUAROT = 1 };
 
 /* out = scale * (H_m (x) H_(2^log_k)) (rows of in), H_m^T where transpose != 0: batch rows
- * of m * 2^log_k elements, m in {1, 12, 20, 28, 40}, 0 <= log_k <= 25 (30 for m = 1);
+ * of m * 2^log_k elements, m in {1, 12, 20, 28, 40}, 0 <= log_k <= 25 (30 for m = 1),
+ * batch >= 0;
  * matrices: which published H_m (WHAM_HADAMARD_*); in place or apart, as wham_fwht_*. */
 /* H_m itself (host only, no GPU): entries[a * m + j] = H_m[a][j], +1 or -1, m in {12, 20,
  * 28, 40}. For rotating weights offline with the matrices the transform uses. */
@@ -138,8 +187,8 @@ enum {
 /* Parameters a sample: n (WHAM_IQP_Z) or n + n(n-1)/2 (WHAM_IQP), 1 <= n <= 30. */
 wham_status wham_iqp_num_params(int32_t num_qubits, int32_t variant, int64_t* num_params);
 
-/* states[b] = H^n diag(exp(i theta_b)) H^n |0> for b < batch: params [batch][num_params],
- * states [batch][2^n]. Suffix: parameter type, state type. */
+/* states[b] = H^n diag(exp(i theta_b)) H^n |0> for b < batch (batch >= 0): params
+ * [batch][num_params], states [batch][2^n]. Suffix: parameter type, state type. */
 wham_status wham_iqp_encode_f32_c64(const float* params, wham_complex64* states,
                                     int32_t num_qubits, int64_t batch, int32_t variant,
                                     int32_t path, wham_stream stream);

@@ -2,14 +2,71 @@
 function each call reaches, with which arguments, and how statuses become exceptions."""
 
 
+import ctypes
+import os
+import re
+
 import pytest
 
 import wham
+from wham import _lib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_version_and_availability(stub):
     assert wham.available()
-    assert wham.version() == "0.0.0-stub"
+    assert wham.version() == wham.__version__
+
+
+def test_one_version_everywhere():
+    # The package, its load check, pyproject.toml and wham.h name the same version.
+    with open(os.path.join(ROOT, "python", "pyproject.toml")) as f:
+        pyproject = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+    with open(os.path.join(ROOT, "include", "wham", "wham.h")) as f:
+        header = re.search(r'#define WHAM_VERSION_STRING "([^"]+)"', f.read()).group(1)
+    assert wham.__version__ == _lib.PACKAGE_VERSION == pyproject == header
+
+
+@pytest.fixture
+def stub_version(stub, stub_path, monkeypatch):
+    """Sets the version the stub library reports, for the next load."""
+    lib = ctypes.CDLL(stub_path)
+    lib.stub_set_version.argtypes = [ctypes.c_int32, ctypes.c_char_p]
+
+    def set_version(number, text):
+        lib.stub_set_version(number, text.encode())
+        monkeypatch.setattr(_lib, "_library", None)
+
+    yield set_version
+    v = _lib.PACKAGE_VERSION
+    lib.stub_set_version(_lib._version_number(v), v.encode())
+
+
+def test_a_library_of_another_version_is_refused(stub, stub_version, stub_path, fake):
+    stub_version(10203, "1.2.3")
+    with pytest.raises(wham.LibraryNotFoundError) as info:
+        wham.fwht(fake((2, 8), "float32"), out=fake((2, 8), "float32"))
+    message = str(info.value)
+    assert stub_path in message
+    assert "libwham 1.2.3" in message and f"wham {wham.__version__}" in message
+    assert not wham.available()
+    # The matching version loads again.
+    stub_version(_lib._version_number(wham.__version__), wham.__version__)
+    assert wham.available() and wham.version() == wham.__version__
+
+
+def test_version_numbers():
+    assert _lib._version_number("0.3.0") == 300
+    assert _lib._version_number("1.12.7") == 11207
+    assert _lib._version_text(11207) == "1.12.7"
+
+
+def test_status_strings(stub):
+    lib = _lib.library()
+    assert lib.status_string(_lib.ERROR_NOT_SUPPORTED) == "not supported on this device or build"
+    assert lib.status_string(_lib.ERROR_NO_DEVICE) == "no CUDA device or driver available"
+    assert lib.status_string(99) == "unknown wham_status"
 
 
 @pytest.mark.parametrize("dtype,suffix", [("float32", "f32"), ("float64", "f64"),
@@ -112,6 +169,19 @@ def test_status_becomes_exception(stub, fake):
     with pytest.raises(wham.WhamError, match="returned status 3") as info:
         wham.fwht(x, out=out)
     assert not isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+    stub.fail(4, "wham::fwht: log_n = 20 is invalid (valid: 0..15 for this element type on "
+                 "this device (fused path))")
+    with pytest.raises(wham.NotSupported, match="fused path") as info:
+        wham.fwht(x, out=out, path="fused")
+    assert info.value.status == 4 and not isinstance(info.value, ValueError)
+    stub.fail(5, "wham: no CUDA device is available (cudaErrorNoDevice in cudaGetDevice)")
+    with pytest.raises(wham.NoDevice, match="no CUDA device is available") as info:
+        wham.fwht(x, out=out)
+    assert info.value.status == 5 and isinstance(info.value, wham.WhamError)
+    stub.fail(17, "from a newer library")
+    with pytest.raises(wham.WhamError, match="from a newer library") as info:
+        wham.fwht(x, out=out)
+    assert type(info.value) is wham.WhamError and info.value.status == 17
 
 
 @pytest.mark.parametrize("dtype,suffix", [("float16", "f16"), ("bfloat16", "bf16")])

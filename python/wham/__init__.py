@@ -9,8 +9,8 @@ Arrays: anything exposing ``__cuda_array_interface__`` or ``__dlpack__`` on a CU
 (PyTorch, CuPy, JAX, Numba), C-contiguous. See python/README.md.
 """
 
-from ._lib import (WhamError, InvalidArgument, CudaError, LibraryNotFoundError, available,
-                   version)
+from ._lib import (WhamError, InvalidArgument, CudaError, NotSupported, NoDevice,
+                   LibraryNotFoundError, available, version)
 from .ops import (fwht, hadamard, hadamard_factor, hadamard_matrix, iqp_encode, iqp_num_params,
                   m2l_num_coeffs)
 from ._m2l import (m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
@@ -21,7 +21,8 @@ __version__ = "0.3.0"
 __all__ = [
     "fwht", "hadamard", "hadamard_factor", "hadamard_matrix", "iqp_encode", "iqp_num_params", "m2l", "m2l_num_coeffs", "m2l_accumulate",
     "m2l_accumulate_centers", "m2l_accumulate_classes", "check_interaction_list",
-    "WhamError", "InvalidArgument", "CudaError", "LibraryNotFoundError", "available", "version",
+    "WhamError", "InvalidArgument", "CudaError", "NotSupported", "NoDevice", "LibraryNotFoundError",
+    "available", "version",
 ]
 
 import sys as _sys

@@ -17,6 +17,12 @@ SUCCESS = 0
 ERROR_INVALID_ARGUMENT = 1
 ERROR_CUDA = 2
 ERROR_INTERNAL = 3
+ERROR_NOT_SUPPORTED = 4
+ERROR_NO_DEVICE = 5
+
+# The library version this package was written against (wham/__init__.py's __version__,
+# wham.h's WHAM_VERSION_STRING); a libwham.so of another version is refused at load.
+PACKAGE_VERSION = "0.3.0"
 
 
 class WhamError(RuntimeError):
@@ -36,8 +42,32 @@ class CudaError(WhamError):
     """WHAM_ERROR_CUDA: a CUDA call failed (the message names it)."""
 
 
+class NotSupported(WhamError):
+    """WHAM_ERROR_NOT_SUPPORTED: valid arguments this GPU or build cannot serve (an explicit
+    path beyond what it serves here); path="automatic" always serves."""
+
+
+class NoDevice(WhamError):
+    """WHAM_ERROR_NO_DEVICE: no CUDA GPU is visible, or no NVIDIA driver able to run
+    libwham.so (the message says which)."""
+
+
+_EXCEPTIONS = {ERROR_INVALID_ARGUMENT: InvalidArgument, ERROR_CUDA: CudaError,
+               ERROR_NOT_SUPPORTED: NotSupported, ERROR_NO_DEVICE: NoDevice}
+
+
 class LibraryNotFoundError(RuntimeError):
-    """libwham.so could not be found or loaded."""
+    """libwham.so could not be found or loaded (or only one of another version was)."""
+
+
+def _version_number(text):
+    """MAJOR * 10000 + MINOR * 100 + PATCH (wham.h's WHAM_VERSION) of "MAJOR.MINOR.PATCH"."""
+    major, minor, patch = (int(part) for part in text.split("-")[0].split(".")[:3])
+    return major * 10000 + minor * 100 + patch
+
+
+def _version_text(number):
+    return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
 
 
 _HOW_TO = (
@@ -113,6 +143,10 @@ def _candidates():
     return found, False
 
 
+class _VersionMismatch(Exception):
+    pass
+
+
 class _Library:
     def __init__(self, cdll, path):
         self.path = path
@@ -121,6 +155,9 @@ class _Library:
         cdll.wham_last_error.argtypes = []
         cdll.wham_version.restype = ctypes.c_char_p
         cdll.wham_version.argtypes = []
+        self._check_version()
+        cdll.wham_status_string.restype = ctypes.c_char_p
+        cdll.wham_status_string.argtypes = [ctypes.c_int]
         for name in ("wham_m2l_max_order_f32", "wham_m2l_max_order_f64"):
             getattr(cdll, name).restype = _I32
             getattr(cdll, name).argtypes = []
@@ -129,6 +166,29 @@ class _Library:
             fn.restype = ctypes.c_int
             fn.argtypes = argtypes
             setattr(self, name, fn)
+
+    def _check_version(self):
+        # Libraries before wham_version_number() have only the string (and are older).
+        try:
+            fn = self._cdll.wham_version_number
+            fn.restype, fn.argtypes = _I32, []
+            number = int(fn())
+            found = _version_text(number)
+        except AttributeError:
+            found = self._cdll.wham_version().decode("utf-8", "replace")
+            try:
+                number = _version_number(found)
+            except ValueError:
+                number = -1
+        if number != _version_number(PACKAGE_VERSION):
+            raise _VersionMismatch(
+                f"{self.path} is libwham {found}, but this Python package is wham "
+                f"{PACKAGE_VERSION} and calls the C interface of that version only; build "
+                f"libwham.so from the same source as the package (or reinstall the package "
+                f"with WHAM_LIBRARY set to the new library)")
+
+    def status_string(self, status):
+        return self._cdll.wham_status_string(status).decode()
 
     def last_error(self):
         text = self._cdll.wham_last_error()
@@ -163,6 +223,8 @@ def library():
                 try:
                     _library = _Library(ctypes.CDLL(path), path)
                     break
+                except _VersionMismatch as e:
+                    errors.append(str(e))
                 except (OSError, AttributeError) as e:
                     errors.append(f"{path}: {e}")
             if _library is None:
@@ -180,8 +242,7 @@ def call(name, *args):
     status = getattr(lib, name)(*args)
     if status != SUCCESS:
         message = lib.last_error() or f"{name} returned status {status}"
-        cls = {ERROR_INVALID_ARGUMENT: InvalidArgument, ERROR_CUDA: CudaError}.get(status, WhamError)
-        raise cls(message, status, name)
+        raise _EXCEPTIONS.get(status, WhamError)(message, status, name)
 
 
 def available():

@@ -40,13 +40,13 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
         msg("variant = 7 is invalid (valid: iqp_variant::iqp or iqp_variant::iqp_z)"));
   CHECK(message_of([&] {
           wham::iqp_encode(params, states, 4, -3, v);
-        }).rfind(msg("batch = -3 is invalid (valid: 1.."), 0) == 0);
+        }).rfind(msg("batch = -3 is invalid (valid: 0.."), 0) == 0);
   // The byte count must fit in int64: batch * 2^30 * 16 bytes allows batch <= (2^63 - 1) /
   // 16 >> 30 = 536870911 (complex128), and (2^63 - 1) / 8 >> 30 = 1073741823 (complex64).
   CHECK(message_of([&] { wham::iqp_encode(params, states, 30, 536870912, v); }) ==
-        msg("batch = 536870912 is invalid (valid: 1..536870911)"));
+        msg("batch = 536870912 is invalid (valid: 0..536870911)"));
   CHECK(message_of([&] { wham::iqp_encode(fparams, fstates, 30, 1073741824, v); }) ==
-        msg("batch = 1073741824 is invalid (valid: 1..1073741823)"));
+        msg("batch = 1073741824 is invalid (valid: 0..1073741823)"));
   // The largest batch passes that check and stops at the next one.
   CHECK(message_of([&] {
           wham::iqp_encode(static_cast<const double*>(nullptr), states, 30, 536870911, v);
@@ -84,9 +84,9 @@ TEST_CASE("fwht checks its arguments first", "[fwht][errors]") {
   // batch * 2^log_n * sizeof(T) must fit in int64: (2^63 - 1) / 4 >> 30 = 2147483647 rows
   // of 2^30 floats, (2^63 - 1) / 16 >> 0 rows of one complex<double>.
   CHECK(message_of([&] { wham::fwht(data, data, 30, 2147483648); }) ==
-        "wham::fwht: batch = 2147483648 is invalid (valid: 1..2147483647)");
-  CHECK(message_of([&] { wham::fwht(cdata, cdata, 0, 0); }) ==
-        "wham::fwht: batch = 0 is invalid (valid: 1..576460752303423487)");
+        "wham::fwht: batch = 2147483648 is invalid (valid: 0..2147483647)");
+  CHECK(message_of([&] { wham::fwht(cdata, cdata, 0, -1); }) ==
+        "wham::fwht: batch = -1 is invalid (valid: 0..576460752303423487)");
   CHECK(message_of([&] { wham::fwht(static_cast<const float*>(nullptr), data, 30, 2147483647); }) ==
         "wham::fwht: in = nullptr is invalid (valid: a device pointer)");
   CHECK(message_of([&] { wham::fwht(data, static_cast<float*>(nullptr), 4, 1); }) ==

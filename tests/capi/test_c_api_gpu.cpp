@@ -228,6 +228,37 @@ TEST_CASE("a plain host pointer is an invalid argument, named") {
   CHECK(std::string(wham_last_error()).find("in = a host pointer") != std::string::npos);
 }
 
+TEST_CASE("an explicit path the device cannot serve is not supported; a success clears it") {
+  // No launch happens: the dispatch refuses before it, so 16 floats stand for 2^30.
+  device_buffer<float> d(16);
+  REQUIRE(wham_fwht_f32(d.data(), d.data(), 30, 1, 1.0f, WHAM_FWHT_FUSED, nullptr) ==
+          WHAM_ERROR_NOT_SUPPORTED);
+  const std::string message = wham_last_error();
+  CAPTURE(message);
+  CHECK(message.find("wham::fwht: log_n = 30 is invalid") != std::string::npos);
+  CHECK(message.find("(fused path)") != std::string::npos);
+  CHECK(std::string(wham_status_string(WHAM_ERROR_NOT_SUPPORTED)) ==
+        "not supported on this device or build");
+  REQUIRE(wham_fwht_f32(d.data(), d.data(), 4, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+          WHAM_SUCCESS);
+  CHECK(std::string(wham_last_error()).empty());
+}
+
+TEST_CASE("zero-size calls on device buffers leave them untouched") {
+  const auto in = uniform<float>(32, -1, 1, 7);
+  device_buffer<float> d(in);
+  std::vector<wham_complex64> zeros(32, wham_complex64{0, 0});
+  device_buffer<wham_complex64> s(zeros);
+  CHECK(wham_fwht_f32(d.data(), d.data(), 5, 0, 2.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_SUCCESS);
+  CHECK(wham_hadamard_f32(d.data(), d.data(), 1, 5, 0, 2.0f, 0, 0, nullptr) == WHAM_SUCCESS);
+  CHECK(wham_iqp_encode_f32_c64(d.data(), s.data(), 5, 0, WHAM_IQP_Z, WHAM_IQP_AUTOMATIC,
+                                nullptr) == WHAM_SUCCESS);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d.download() == in);
+  for (const auto& z : s.download()) CHECK((z.re == 0 && z.im == 0));
+}
+
 TEST_CASE("QDP's launch_iqp_encode_batch matches the reference, enable_zz 0 and 1") {
   const unsigned n = 5;
   const std::size_t batch = 3, state_len = std::size_t(1) << n;
@@ -263,4 +294,40 @@ TEST_CASE("QDP's launch_iqp_encode_batch matches the reference, enable_zz 0 and 
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(relative_error(to_cd(d_state.download()),
                        wham::reference::iqp_state(params.data(), int(n), true)) < 1e-12);
+}
+
+// Last: if the check ever let the pointer through, the kernel's fault would ruin the context.
+TEST_CASE("another GPU's memory is refused, named, until peer access is enabled") {
+  int count = 0;
+  REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+  if (count < 2) {
+    WARN("one GPU: test_error_model_host covers the decision on made-up pointer attributes");
+    return;
+  }
+  const int log_n = 6;
+  const auto rows = uniform<float>(std::size_t(1) << log_n, -1, 1, 11);
+  REQUIRE(cudaSetDevice(1) == cudaSuccess);
+  device_buffer<float> on_1(rows);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  device_buffer<float> on_0(rows.size());
+  if (cudaDeviceDisablePeerAccess(1) != cudaSuccess) (void)cudaGetLastError();  // not enabled
+
+  CHECK(wham_fwht_f32(on_1.data(), on_0.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_ERROR_INVALID_ARGUMENT);
+  const std::string message = wham_last_error();
+  CAPTURE(message);
+  CHECK(message.find("wham::fwht: in = memory of device 1 (the current device is 0") == 0);
+  CHECK(wham_fwht_f32(on_0.data(), on_1.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr) ==
+        WHAM_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(wham_last_error()).find("out = memory of device 1") != std::string::npos);
+
+  int can = 0;
+  REQUIRE(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess);
+  if (can == 0) return;
+  REQUIRE(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+  REQUIRE_OK(wham_fwht_f32(on_1.data(), on_0.data(), log_n, 1, 1.0f, WHAM_FWHT_AUTOMATIC, nullptr));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(relative_error(on_0.download(), wham::reference::fwht_batched<double>(rows.data(), log_n,
+                                                                              1, 1.0)) < 1e-5);
+  REQUIRE(cudaDeviceDisablePeerAccess(1) == cudaSuccess);
 }

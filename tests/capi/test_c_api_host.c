@@ -3,9 +3,29 @@
 #include <wham/qdp.h>
 #include <wham/wham.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* wham_complex64 is aligned like cuda::std::complex<float> (8 bytes), which the launchers
+ * require: checked at compile time where C11 allows, and at run time below everywhere. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(_Alignof(wham_complex64) == 8, "wham_complex64 must be 8-byte aligned");
+#endif
+/* C99: a negative array size fails to compile where the alignment is wrong. */
+struct wham_complex64_alignment_probe {
+  char c;
+  wham_complex64 z;
+};
+typedef char wham_complex64_is_8_byte_aligned
+    [offsetof(struct wham_complex64_alignment_probe, z) == 8 && sizeof(wham_complex64) == 8 ? 1
+                                                                                               : -1];
+
+/* The version as one integer: WHAM_VERSION's formula. */
+#if WHAM_VERSION != WHAM_VERSION_MAJOR * 10000 + WHAM_VERSION_MINOR * 100 + WHAM_VERSION_PATCH
+#error "WHAM_VERSION must be MAJOR * 10000 + MINOR * 100 + PATCH"
+#endif
 
 static int failures = 0;
 
@@ -39,11 +59,68 @@ int main(void) {
   EXPECT(strcmp(wham_last_error(), "") == 0);
   EXPECT(strcmp(wham_version(), WHAM_EXPECTED_VERSION) == 0);
   EXPECT(strcmp(WHAM_VERSION_STRING, WHAM_EXPECTED_VERSION) == 0);
+  EXPECT(wham_version_number() == WHAM_VERSION);
+  {
+    char text[32];
+    sprintf(text, "%d.%d.%d", (int)(wham_version_number() / 10000),
+            (int)(wham_version_number() / 100 % 100), (int)(wham_version_number() % 100));
+    EXPECT(strcmp(text, wham_version()) == 0);
+  }
+
+  /* Statuses: the original values kept, the new ones appended, each described. */
+  EXPECT(WHAM_SUCCESS == 0 && WHAM_ERROR_INVALID_ARGUMENT == 1 && WHAM_ERROR_CUDA == 2 &&
+         WHAM_ERROR_INTERNAL == 3 && WHAM_ERROR_NOT_SUPPORTED == 4 && WHAM_ERROR_NO_DEVICE == 5);
+  EXPECT(strcmp(wham_status_string(WHAM_SUCCESS), "success") == 0);
+  EXPECT(strcmp(wham_status_string(WHAM_ERROR_INVALID_ARGUMENT), "invalid argument") == 0);
+  EXPECT(strcmp(wham_status_string(WHAM_ERROR_CUDA), "CUDA error") == 0);
+  EXPECT(strcmp(wham_status_string(WHAM_ERROR_INTERNAL), "internal error") == 0);
+  EXPECT(strcmp(wham_status_string(WHAM_ERROR_NOT_SUPPORTED),
+                "not supported on this device or build") == 0);
+  EXPECT(strcmp(wham_status_string(WHAM_ERROR_NO_DEVICE), "no CUDA device or driver available") ==
+         0);
+  EXPECT(strcmp(wham_status_string((wham_status)42), "unknown wham_status") == 0);
+  EXPECT(strcmp(wham_status_string((wham_status)-1), "unknown wham_status") == 0);
+
+  /* wham_complex64 arrays are 8-byte aligned at run time too. */
+  {
+    wham_complex64 pair[2];
+    EXPECT((uintptr_t)&pair[0] % 8 == 0 && (uintptr_t)&pair[1] % 8 == 0);
+  }
+
+  /* A success clears the last error; a failure sets it; a query that succeeds clears it. */
+  EXPECT_INVALID(wham_m2l_num_coeffs(-1, &count), "p = -1");
+  EXPECT(wham_m2l_num_coeffs(5, &count) == WHAM_SUCCESS && count == 36);
+  EXPECT(strcmp(wham_last_error(), "") == 0);
+  EXPECT_INVALID(wham_fwht_f32(NULL, NULL, 31, 1, 1.0f, WHAM_FWHT_AUTOMATIC, NULL), "log_n");
+  EXPECT(wham_fwht_f32(NULL, NULL, 5, 0, 1.0f, WHAM_FWHT_AUTOMATIC, NULL) == WHAM_SUCCESS);
+  EXPECT(strcmp(wham_last_error(), "") == 0);
+
+  /* Zero-size calls: a successful no-op for every operator, with NULL pointers and without
+   * a GPU (they return before any device query); the other scalars are still checked. */
+  EXPECT(wham_fwht_f64(NULL, NULL, 4, 0, 1.0, WHAM_FWHT_AUTOMATIC, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_fwht_c64(NULL, NULL, 30, 0, 1.0f, WHAM_FWHT_FUSED, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_fwht_bf16(NULL, NULL, 0, 0, 1.0f, WHAM_FWHT_BASELINE, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_hadamard_c64(NULL, NULL, 20, 3, 0, 1.0f, 0, 0, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_hadamard_f16(NULL, NULL, 1, 30, 0, 1.0f, 0, 1, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_iqp_encode_f32_c64(NULL, NULL, 5, 0, WHAM_IQP, WHAM_IQP_AUTOMATIC, NULL) ==
+         WHAM_SUCCESS);
+  EXPECT(wham_iqp_encode_f64_c128(NULL, NULL, 30, 0, WHAM_IQP_Z, WHAM_IQP_PRODUCT, NULL) ==
+         WHAM_SUCCESS);
+  EXPECT(wham_m2l_f32(NULL, NULL, NULL, 4, 0, WHAM_M2L_AUTOMATIC, NULL) == WHAM_SUCCESS);
+  EXPECT(wham_m2l_accumulate_f64(NULL, NULL, NULL, NULL, NULL, 4, 0, 1, 1,
+                                 WHAM_ACCUMULATE_AUTOMATIC, NULL) == WHAM_SUCCESS);
+  EXPECT(strcmp(wham_last_error(), "") == 0);
+  EXPECT_INVALID(wham_fwht_f64(NULL, NULL, 31, 0, 1.0, WHAM_FWHT_AUTOMATIC, NULL), "log_n = 31");
+  EXPECT_INVALID(wham_fwht_f64(NULL, NULL, 4, -1, 1.0, WHAM_FWHT_AUTOMATIC, NULL), "batch = -1");
+  EXPECT_INVALID(wham_hadamard_c64(NULL, NULL, 20, 3, -2, 1.0f, 0, 0, NULL), "batch = -2");
+  EXPECT_INVALID(wham_iqp_encode_f32_c64(NULL, NULL, 5, 0, WHAM_IQP, WHAM_IQP_PRODUCT, NULL),
+                 "path = 4");
+  EXPECT_INVALID(wham_iqp_encode_f32_c64(NULL, NULL, 5, -1, WHAM_IQP, WHAM_IQP_AUTOMATIC, NULL),
+                 "batch = -1");
 
   /* Walsh-Hadamard transform */
   EXPECT_INVALID(wham_fwht_f32(NULL, NULL, 31, 1, 1.0f, WHAM_FWHT_AUTOMATIC, NULL), "log_n");
   EXPECT(strstr(wham_last_error(), "31") != NULL && strstr(wham_last_error(), "0..30") != NULL);
-  EXPECT_INVALID(wham_fwht_f64(NULL, NULL, 4, 0, 1.0, WHAM_FWHT_AUTOMATIC, NULL), "batch = 0");
   EXPECT_INVALID(wham_fwht_c64(NULL, NULL, 4, 1, 1.0f, 7, NULL), "path = 7");
   EXPECT_INVALID(wham_fwht_c64(NULL, NULL, 4, 1, 1.0f, -1, NULL), "path = -1");
   EXPECT_INVALID(wham_fwht_c128(NULL, NULL, 4, 1, 1.0, WHAM_FWHT_FUSED, NULL), "in = nullptr");
@@ -57,7 +134,7 @@ int main(void) {
   EXPECT_INVALID(wham_hadamard_f32(NULL, NULL, 24, 3, 1, 1.0f, 0, 0, NULL), "m = 24");
   EXPECT(strstr(wham_last_error(), "1, 12, 20, 28 or 40") != NULL);
   EXPECT_INVALID(wham_hadamard_f64(NULL, NULL, 12, 26, 1, 1.0, 0, 0, NULL), "log_k = 26");
-  EXPECT_INVALID(wham_hadamard_c64(NULL, NULL, 20, 3, 0, 1.0f, 0, 0, NULL), "batch = 0");
+  EXPECT_INVALID(wham_hadamard_c64(NULL, NULL, 20, 3, -1, 1.0f, 0, 0, NULL), "batch = -1");
   EXPECT_INVALID(wham_hadamard_c128(NULL, NULL, 28, 3, 1, 1.0, 2, 0, NULL), "matrices = 2");
   EXPECT_INVALID(wham_hadamard_f16(NULL, NULL, 40, 3, 1, 1.0f, 0, 1, NULL), "in = nullptr");
   EXPECT_INVALID(wham_hadamard_bf16(NULL, NULL, 1, 31, 1, 1.0f, 0, 0, NULL), "log_k = 31");

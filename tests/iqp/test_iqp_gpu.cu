@@ -318,10 +318,10 @@ TEST_CASE("iqp_encode rejects bad arguments with wham::error", "[iqp][gpu][error
                     wham::error);
   }
   try {
-    wham::iqp_encode(p.data(), s.data(), 4, 0, v);
+    wham::iqp_encode(p.data(), s.data(), 4, -1, v);
     FAIL("no throw");
   } catch (const wham::error& e) {
-    CHECK(std::string(e.what()).find("batch = 0") != std::string::npos);
+    CHECK(std::string(e.what()).find("batch = -1") != std::string::npos);
   }
   // Rows beyond one block go as clusters of four quarter-rows at large batch (n = 14 in
   // complex128 on sm_90): 2^30 rows would take 2^32 blocks. The check precedes every

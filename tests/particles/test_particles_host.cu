@@ -184,10 +184,12 @@ struct host_args {
   alignas(16) std::int32_t ids[6] = {};
 };
 
-/// The message of a call that passes every pure check: it reaches the device query (a CUDA
-/// error without a driver, a host-pointer error with one), never a pure check's message.
+/// The message of a call that passes every pure check: it reaches the device query (a
+/// no-device or CUDA error without a driver, a host-pointer error with one), never a pure
+/// check's message.
 bool reached_device(const std::string& m) {
-  return m.find("wham: CUDA error") == 0 || m.find("not device-accessible") != std::string::npos;
+  return m.find("wham: CUDA error") == 0 || m.find("wham: no ") == 0 ||
+         m.find("not device-accessible") != std::string::npos;
 }
 
 }  // namespace

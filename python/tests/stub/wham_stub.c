@@ -9,17 +9,37 @@
 static char g_call[1024];
 static char g_error[512];
 static int g_status;
+static int32_t g_version = WHAM_VERSION;
+static char g_version_text[32] = WHAM_VERSION_STRING;
 
 void stub_set_status(int status, const char* message) {
   g_status = status;
   snprintf(g_error, sizeof g_error, "%s", message ? message : "");
 }
 const char* stub_last_call(void) { return g_call; }
+/* The version the stub reports (wham.h's by default), to test the package's load check. */
+void stub_set_version(int32_t number, const char* text) {
+  g_version = number;
+  snprintf(g_version_text, sizeof g_version_text, "%s", text);
+}
 
 static wham_status done(void) { return (wham_status)g_status; }
 
 const char* wham_last_error(void) { return g_status ? g_error : ""; }
-const char* wham_version(void) { return "0.0.0-stub"; }
+const char* wham_version(void) { return g_version_text; }
+int32_t wham_version_number(void) { return g_version; }
+
+const char* wham_status_string(wham_status status) {
+  switch (status) {
+    case WHAM_SUCCESS: return "success";
+    case WHAM_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case WHAM_ERROR_CUDA: return "CUDA error";
+    case WHAM_ERROR_INTERNAL: return "internal error";
+    case WHAM_ERROR_NOT_SUPPORTED: return "not supported on this device or build";
+    case WHAM_ERROR_NO_DEVICE: return "no CUDA device or driver available";
+  }
+  return "unknown wham_status";
+}
 
 #define P(x) ((unsigned long long)(size_t)(x))
 

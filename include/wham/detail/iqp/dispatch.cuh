@@ -110,8 +110,8 @@ inline void launch_fused_path(int n, std::int64_t batch, Input input, Output out
     wht::launch_fused_n<V, L>(input.template with_qubits<L>(), output, batch, scale, stream);
   });
   if (!built) {
-    throw_invalid_argument("iqp_encode", "num_qubits (fused path)", n,
-                           "1.." + std::to_string(fused_compiled_max<V>));
+    throw_not_supported("iqp_encode", "num_qubits (fused path)", n,
+                        "1.." + std::to_string(fused_compiled_max<V>));
   }
 }
 
@@ -135,9 +135,9 @@ inline void dispatch(const Param* params, std::int64_t per_sample, Out* states, 
     case iqp_path::fused: {
       const int max_fused = fused_max_qubits<Out>();
       if (n > max_fused) {
-        throw_invalid_argument("iqp_encode", "num_qubits", n,
-                               "1.." + std::to_string(max_fused) +
-                                   " for the fused path with this output type on this device");
+        throw_not_supported("iqp_encode", "num_qubits", n,
+                            "1.." + std::to_string(max_fused) +
+                                " for the fused path with this output type on this device");
       }
       // The scale goes into the phases (exact: a power of two), not each store.
       auto prescaled = input;

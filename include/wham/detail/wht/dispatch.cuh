@@ -103,9 +103,9 @@ inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, scale_t
   switch (path) {
     case fwht_path::fused:
       if (log_n > max_fused) {
-        throw_invalid_argument("fwht", "log_n", log_n,
-                               "0.." + std::to_string(max_fused) +
-                                   " for this element type on this device (fused path)");
+        throw_not_supported("fwht", "log_n", log_n,
+                            "0.." + std::to_string(max_fused) +
+                                " for this element type on this device (fused path)");
       }
       return launch_fused_path<T>(log_n, batch, in, out, scale, stream);
     case fwht_path::kronecker:
