@@ -65,9 +65,12 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
   CHECK(message_of([] { wham::iqp_size<c128>(31, 1); }) ==
         "wham::iqp_size: num_qubits = 31 is invalid (valid: 1..30)");
   CHECK(message_of([] { wham::iqp_size<c128>(30, 536870912); }) ==
-        "wham::iqp_size: batch = 536870912 is invalid (valid: 1..536870911)");
+        "wham::iqp_size: batch = 536870912 is invalid (valid: 0..536870911)");
   CHECK(message_of([] { wham::iqp_num_params(0, wham::iqp_variant::iqp_z); }) ==
         "wham::iqp_num_params: num_qubits = 0 is invalid (valid: 1..30)");
+  const wham::iqp_size<c128> none(30, 0);  // iqp_encode's zero-batch no-op has zero bytes
+  CHECK(none.amplitudes == 0);
+  CHECK(none.bytes == 0);
   const wham::iqp_size<c128> largest(30, 536870911);
   CHECK(largest.amplitudes == std::int64_t(536870911) << 30);
   CHECK(largest.bytes == (std::size_t(536870911) << 30) * 16);

@@ -153,8 +153,8 @@ inline std::int64_t iqp_num_params(int num_qubits, iqp_variant variant) {
 }
 
 /// Size of `batch` states of n qubits in element type Out: amplitudes and bytes,
-/// overflow-checked (throws wham::error for n outside 1..30, batch < 1, or a byte
-/// count that does not fit in int64).
+/// overflow-checked (throws wham::error for n outside 1..30, batch < 0, or a byte
+/// count that does not fit in int64). batch = 0 is zero bytes, as iqp_encode's no-op.
 template <class Out>
 struct iqp_size {
   std::int64_t amplitudes = 0;
@@ -162,7 +162,7 @@ struct iqp_size {
   iqp_size(int num_qubits, std::int64_t batch) {
     detail::check_range("iqp_size", "num_qubits", num_qubits, 1, 30);
     const std::int64_t max_batch = (INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits;
-    detail::check_range("iqp_size", "batch", batch, 1, max_batch);
+    detail::check_range("iqp_size", "batch", batch, 0, max_batch);
     amplitudes = batch << num_qubits;
     bytes = static_cast<std::size_t>(amplitudes) * sizeof(Out);
   }
