@@ -42,9 +42,10 @@
 ///            fits. An explicit path that does not fit throws.
 /// The accumulate forms sum each run of consecutive pairs that share a target on chip and
 /// add it with one atomic a coefficient (block schedules): list children by parent.
-/// Accuracy (relative, the coefficient vector's 2-norm): double 4e-15 at p <= 8, 4e-14 at
-/// p = 12, 6e-13 at p = 16, 5e-12 at p = 20; float 3e-6 at p <= 8, 2e-5 at p = 12, 3e-4 at
-/// p = 16 (the rotations' swap matrices grow like 2^l); the direct form 1e-16 / 1e-7.
+/// Accuracy (relative, the coefficient vector's 2-norm, worst over the polar angle of
+/// delta, poles included): double 1.2e-14 at p <= 8, 1.2e-13 at p = 12, 1.5e-12 at p = 16,
+/// 1.2e-11 at p = 20; float 1.2e-5 at p <= 8, 8e-5 at p = 12, 6e-4 at p = 16 (the
+/// rotations' swap matrices grow like 2^l); the direct form 1e-16 / 1e-7.
 /// Orders 0..m2l_max_order<T>() (20 double, 16 float).
 ///
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no synchronisation,
