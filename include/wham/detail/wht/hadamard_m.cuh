@@ -106,25 +106,16 @@ __device__ __noinline__ void hadamard_m_fused_rare(const T* src, V* tile, int lo
   }
 }
 
-/// The rare path of the split schedule's column pass, out of line: the columns left in
-/// place by the common path (their sum not finite), by signed sums.
+/// The rare path of the split schedule's column pass, out of line so that it takes no
+/// registers from the common one: the column at `at` (left as it was by the common path,
+/// its sum not finite) by signed sums, in place.
 template <class T, int M, int Set, bool Transpose>
-__device__ __noinline__ void hadamard_m_columns_rare(T* data, int log_k, std::int64_t columns) {
+__device__ __noinline__ void hadamard_m_column_rare(T* at, std::int64_t seg) {
   using V = compute_t<T>;
-  const std::int64_t seg = std::int64_t(1) << log_k;
-  for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < columns;
-       c += std::int64_t(gridDim.x) * blockDim.x) {
-    T* const at = data + (c >> log_k) * (M * seg) + (c & (seg - 1));
-    V x[M];
+  V x[M];
 #pragma unroll
-    for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
-    V sum = x[0];
-#pragma unroll
-    for (int a = 1; a < M; ++a) sum += x[a];
-    if (hadamard_finite<real_t<V>>(sum)) continue;
-    hadamard_m_mix_signed<M, Set, Transpose>(x,
-                                             [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
-  }
+  for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
+  hadamard_m_mix_signed<M, Set, Transpose>(x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
 }
 
 /// The fused schedule: block x transforms rows [x * rows_per_block, ...) of `rows`.
@@ -197,17 +188,19 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
     hadamard_m_columns_kernel(T* data, int log_k, std::int64_t columns) {
   using V = compute_t<T>;
   const std::int64_t seg = std::int64_t(1) << log_k;
-  bool rare = false;  // a column whose sum is not finite: stored back as it was, for below
   for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < columns;
        c += std::int64_t(gridDim.x) * blockDim.x) {
     T* const at = data + (c >> log_k) * (M * seg) + (c & (seg - 1));
     V x[M];
 #pragma unroll
     for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
-    rare |= !hadamard_m_apply<M, Set, Transpose, true>(
-        x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
+    // A column whose sum is not finite is stored back as it was, then done by signed sums
+    // (in place, so at once: a later look could not tell it from a transformed column).
+    if (!hadamard_m_apply<M, Set, Transpose, true>(
+            x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); })) {
+      hadamard_m_column_rare<T, M, Set, Transpose>(at, seg);
+    }
   }
-  if (rare) hadamard_m_columns_rare<T, M, Set, Transpose>(data, log_k, columns);
 }
 
 /// Rows the fused schedule puts in a block: enough for about hadamard_m_block_elements
