@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
       rows - row0 < rows_per_block ? static_cast<int>(rows - row0) : rows_per_block;
   const T* const src = in + row0 * row_len;
   const int columns = rows_here << log_k;
-  bool rare = false;  // a column whose sum is not finite: stored over by the loop below
+  bool rare = false;  // a column whose sum is not finite: stored over by the rare path
   for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
     const int at = (c >> log_k) * row_len + (c & (seg - 1));
     V x[M];
