@@ -165,8 +165,8 @@ __host__ __device__ __forceinline__ T inverse_sqrt(T r2) {
 /// r^2 is formed from the smallest normal T up (three fused multiply-adds, as many
 /// instructions as without it), so 1/r and 1/r^2 stay finite at r^2 = 0 and the select
 /// that drops the pair can act on q/r itself: a non-finite charge of the self pair is
-/// never multiplied by anything but is dropped. Above r^2 = 2^-100 or so the floor is
-/// below half an ulp of r^2 and changes nothing. A source with a non-finite coordinate
+/// never multiplied by anything but is dropped. Above r^2 = 2^-101 (float), 2^-968
+/// (double) the floor is below half an ulp of r^2 and changes nothing. A source with a non-finite coordinate
 /// must not reach here (its dx times a zero q/r^3 is NaN): P2P stages it as a chargeless
 /// point at the origin (finite_point), which adds exact zeros at every finite target.
 template <class T, bool Gradient>
