@@ -166,9 +166,10 @@ __host__ __device__ __forceinline__ T inverse_sqrt(T r2) {
 /// instructions as without it), so 1/r and 1/r^2 stay finite at r^2 = 0 and the select
 /// that drops the pair can act on q/r itself: a non-finite charge of the self pair is
 /// never multiplied by anything but is dropped. Above r^2 = 2^-101 (float), 2^-968
-/// (double) the floor is below half an ulp of r^2 and changes nothing. A source with a non-finite coordinate
-/// must not reach here (its dx times a zero q/r^3 is NaN): P2P stages it as a chargeless
-/// point at the origin (finite_point), which adds exact zeros at every finite target.
+/// (double) the floor is below half an ulp of r^2 and changes nothing. A source with a
+/// non-finite coordinate must not reach here (its dx times a zero q/r^3 is NaN): P2P
+/// stages it as a chargeless point, its bad coordinates 0 (finite_point tells), which adds
+/// exact zeros at every finite target.
 template <class T, bool Gradient>
 __host__ __device__ __forceinline__ void add_interaction(T xj, T yj, T zj, T xi, T yi, T zi, T qi,
                                                          T& phi, T& gx, T& gy, T& gz) {
