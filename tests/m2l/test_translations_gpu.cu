@@ -196,8 +196,10 @@ TEMPLATE_TEST_CASE("M2M and L2L meet the documented accuracy at every polar angl
       const int C = (p + 1) * (p + 1);
       auto gen = wham_test::rng(0x5eeb + 64 * std::uint64_t(p) + 2 * m2m + sizeof(T));
       const auto in = random_expansions<T>(gen, n, C);
-      std::vector<std::vector<std::complex<double>>> want(std::size_t(n));
-      for (std::int64_t i = 0; i < n; ++i) want[i] = reference<T>(m2m, p, &in[i * C], &deltas[3 * i]);
+      std::vector<std::vector<std::complex<double>>> want(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        want[std::size_t(i)] = reference<T>(m2m, p, in.data() + i * C, deltas.data() + 3 * i);
+      }
       device_buffer<cx<T>> d_in(in), d_out(std::size_t(n) * C);
       double worst = 0.0, worst_polar = 0.0;
       int worst_path = 0;
@@ -212,7 +214,8 @@ TEMPLATE_TEST_CASE("M2M and L2L meet the documented accuracy at every polar angl
         WHAM_TEST_CUDA(cudaDeviceSynchronize());
         const auto out = d_out.download();
         for (std::int64_t i = 0; i < n; ++i) {
-          const double e = wham_test::relative_error(&out[i * C], want[i].data(), C);
+          const double e = wham_test::relative_error(out.data() + i * C,
+                                                     want[std::size_t(i)].data(), C);
           if (!(e <= worst)) {
             worst = e;
             worst_polar = polar_of[i];
