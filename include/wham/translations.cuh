@@ -20,11 +20,12 @@
 ///   multipoles / locals   [rows][(p+1)^2] cuda::std::complex<T>
 ///   deltas                [num_pairs][3] T, one per pair (x, y, z)
 ///   out                   [num_pairs][(p+1)^2], overwritten (pair-streaming forms)
-///   parents / children    [num_out][(p+1)^2], added to by atomics (accumulate forms: zero
-///                         them first for a fresh sum; the order of the additions varies, so
-///                         results agree to rounding run to run)
-///   src, tgt              [num_pairs] int32 rows; a pair whose src is outside 0..num_in-1
-///                         or whose tgt is outside 0..num_out-1 contributes nothing: no
+///   parents / children    [num_parents / num_children][(p+1)^2], added to by atomics
+///                         (accumulate forms: zero them first for a fresh sum; the order of
+///                         the additions varies, so results agree to rounding run to run)
+///   src, tgt              [num_pairs] int32 rows; a pair whose src is outside the rows of
+///                         multipoles / locals (num_multipoles / num_locals) or whose tgt is
+///                         outside those of parents / children contributes nothing: no
 ///                         index, however wrong, reads or writes outside the buffers.
 ///
 /// Schedules (translation_path; detail/translations/dispatch.cuh, tuning.cuh):
@@ -41,9 +42,10 @@
 ///            fits. An explicit path that does not fit throws.
 /// The accumulate forms sum each run of consecutive pairs that share a target on chip and
 /// add it with one atomic a coefficient (block schedules): list children by parent.
-/// Accuracy (relative, the coefficient vector's 2-norm): double 4e-15 at p <= 8, 4e-14 at
-/// p = 12, 6e-13 at p = 16, 5e-12 at p = 20; float 3e-6 at p <= 8, 2e-5 at p = 12, 3e-4 at
-/// p = 16 (the rotations' swap matrices grow like 2^l); the direct form 1e-16 / 1e-7.
+/// Accuracy (relative, the coefficient vector's 2-norm, worst over the polar angle of
+/// delta, poles included): double 1.2e-14 at p <= 8, 1.2e-13 at p = 12, 1.5e-12 at p = 16,
+/// 1.2e-11 at p = 20; float 1.2e-5 at p <= 8, 8e-5 at p = 12, 6e-4 at p = 16 (the
+/// rotations' swap matrices grow like 2^l); the direct form 1e-16 / 1e-7.
 /// Orders 0..m2l_max_order<T>() (20 double, 16 float).
 ///
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no synchronisation,
@@ -101,8 +103,9 @@ void run(bool indexed, const char* f, const char* in_name, const char* out_name,
   check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
   if (indexed) {
     const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
-    check_range(f, "num_in", num_in, min_rows, max_rows);
-    check_range(f, "num_out", num_out, min_rows, max_rows);
+    // named as the caller's arguments: num_multipoles / num_parents, num_locals / num_children
+    check_range(f, ("num_" + std::string(in_name)).c_str(), num_in, min_rows, max_rows);
+    check_range(f, ("num_" + std::string(out_name)).c_str(), num_out, min_rows, max_rows);
   }
   const bool chosen_by_caller = path != translation_path::automatic;
   const schedule requested = chosen_by_caller ? requested_schedule(path) : automatic_schedule<T>(p);

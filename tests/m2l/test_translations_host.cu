@@ -66,12 +66,22 @@ TEMPLATE_TEST_CASE("m2m and l2l check their arguments before the device", "[tran
                   wham::m2m_accumulate(in.data(), d.data(), idx.data(), idx.data(), out.data(), p,
                                        4, 0, 4);
                 }),
-                "num_in"));
+                "num_multipoles"));
+    CHECK(names(message_of([&] {
+                  wham::m2m_accumulate(in.data(), d.data(), idx.data(), idx.data(), out.data(), p,
+                                       4, 4, 0);
+                }),
+                "num_parents"));
+    CHECK(names(message_of([&] {
+                  wham::l2l_accumulate(in.data(), d.data(), idx.data(), idx.data(), out.data(), p,
+                                       4, 0, 4);
+                }),
+                "num_locals"));
     CHECK(names(message_of([&] {
                   wham::l2l_accumulate(in.data(), d.data(), idx.data(), idx.data(), out.data(), p,
                                        4, 4, -2);
                 }),
-                "num_out"));
+                "num_children"));
     // nothing to do: null pointers are fine, nothing is touched
     CHECK(message_of([&] {
             wham::m2m<T>(nullptr, nullptr, nullptr, p, 0);

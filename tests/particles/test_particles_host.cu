@@ -19,6 +19,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -167,6 +168,71 @@ TEMPLATE_TEST_CASE("the P2P interaction matches reference::p2p on the host", "[p
   CAPTURE(e_phi, e_grad);
   CHECK(e_phi <= pt::p2p_tolerance<T>() / 10);
   CHECK(e_grad <= pt::p2p_tolerance<T>() / 10);
+}
+
+TEMPLATE_TEST_CASE("a P2P self pair adds nothing whatever its charge", "[particles][blocks]",
+                   float, double) {
+  using T = TestType;
+  const T charge = GENERATE(T(0.75), std::numeric_limits<T>::quiet_NaN(),
+                            std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity());
+  const T x = GENERATE(T(0), T(0.3), T(-1e30), std::numeric_limits<T>::denorm_min());
+  CAPTURE(charge, x);
+  T phi = T(0.5), g[3] = {T(1), T(-2), T(3)};
+  pd::add_interaction<T, true>(x, T(0.25), x, x, T(0.25), x, charge, phi, g[0], g[1], g[2]);
+  CHECK(phi == T(0.5));
+  CHECK((g[0] == T(1) && g[1] == T(-2) && g[2] == T(3)));
+  pd::add_interaction<T, false>(x, T(0.25), x, x, T(0.25), x, charge, phi, g[0], g[1], g[2]);
+  CHECK(phi == T(0.5));
+}
+
+TEMPLATE_TEST_CASE("a P2P source with a non-finite coordinate is staged as one that adds zeros",
+                   "[particles][blocks]", float, double) {
+  using T = TestType;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T big = std::numeric_limits<T>::max(), tiny = std::numeric_limits<T>::denorm_min();
+  CHECK(pd::finite_point(T(0), T(-1), big));
+  CHECK(pd::finite_point(tiny, -big, T(3)));
+  for (int axis = 0; axis < 3; ++axis) {
+    for (const T bad : {inf, -inf, nan}) {
+      T v[3] = {T(1), T(2), T(3)};
+      v[axis] = bad;
+      CAPTURE(axis, bad);
+      CHECK_FALSE(pd::finite_point(v[0], v[1], v[2]));
+    }
+  }
+  // The kernel stages such a source with its bad coordinates 0 and no charge: exact zeros
+  // at any finite target, the origin itself and far-off points included.
+  for (const T t : {T(0), T(0.5), T(-3e18), big, tiny}) {
+    for (const T y : {T(0), T(1.5)}) {
+      CAPTURE(t, y);
+      T phi = T(0.5), g[3] = {T(1), T(-2), T(3)};
+      pd::add_interaction<T, true>(t, t, -t, T(0), y, T(0), T(0), phi, g[0], g[1], g[2]);
+      CHECK(phi == T(0.5));
+      CHECK((g[0] == T(1) && g[1] == T(-2) && g[2] == T(3)));
+    }
+  }
+}
+
+TEST_CASE("reference::p2p leaves out a source with a non-finite coordinate",
+          "[particles][reference]") {
+  auto gen = wham_test::rng(0x7ef);
+  pt::cell_set s = pt::make_cells<double>(gen, {30});
+  const std::size_t n = std::size_t(s.num_points());
+  std::vector<double> phi0(n), g0(3 * n), phi(n), g(3 * n);
+  pt::cell_set without = s;
+  without.charges[7] = 0.0;
+  ref::p2p(without.points.data(), without.charges.data(), n, s.points.data(), n, phi0.data(),
+           g0.data());
+  for (const double bad : {double(NAN), double(INFINITY), -double(INFINITY)}) {
+    for (int axis = 0; axis < 3; ++axis) {
+      std::vector<double> sources = s.points;
+      sources[3 * 7 + std::size_t(axis)] = bad;
+      ref::p2p(sources.data(), s.charges.data(), n, s.points.data(), n, phi.data(), g.data());
+      CAPTURE(bad, axis);
+      CHECK(phi == phi0);
+      CHECK(g == g0);
+    }
+  }
 }
 
 // ---- argument checks -----------------------------------------------------------------------

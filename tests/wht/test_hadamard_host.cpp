@@ -14,6 +14,8 @@
 #include "test_util.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -342,4 +344,87 @@ TEST_CASE("hadamard reference: the definition, and the transposed call as the in
   const auto back = wham::reference::hadamard_batched<double>(
       got.data(), m, log_k, batch, 1.0 / (scale * double(n)), set, !transpose);
   REQUIRE(wham_test::relative_error(back.data(), x.data(), x.size()) <= 1e-13);
+}
+
+namespace {
+
+/// The kernels' mixing of one column by H_m (hadamard_m_mix, run here on the host in R)
+/// against the signed sums in double: the same infinities and NaN, the finite values within
+/// rounding.
+template <int M, class R>
+void check_mix_with_infinities(hadamard_matrices set, bool transpose, std::mt19937_64& gen) {
+  using wham::reference::hadamard_entry;
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> pick(0, M - 1);
+  const double inf = INFINITY;
+  for (int trial = 0; trial < 64; ++trial) {
+    R x[M];
+    for (auto& v : x) v = R(normal(gen));
+    // trial 0: finite; then one to three infinities of either sign, now and then a NaN
+    const int count = trial == 0 ? 0 : 1 + trial % 3;
+    for (int k = 0; k < count; ++k) x[pick(gen)] = R((trial + k) % 2 ? -inf : inf);
+    if (trial % 16 == 15) x[pick(gen)] = R(NAN);
+    R y[M];
+    const auto store = [&](int a, R v) { y[a] = v; };
+    if (set == hadamard_matrices::fast_hadamard_transform) {
+      if (transpose) {
+        wham::detail::wht::hadamard_m_mix<M, 0, true, R>(x, store);
+      } else {
+        wham::detail::wht::hadamard_m_mix<M, 0, false, R>(x, store);
+      }
+    } else if (transpose) {
+      wham::detail::wht::hadamard_m_mix<M, 1, true, R>(x, store);
+    } else {
+      wham::detail::wht::hadamard_m_mix<M, 1, false, R>(x, store);
+    }
+    for (int a = 0; a < M; ++a) {
+      double want = 0.0, size = 0.0;
+      for (int j = 0; j < M; ++j) {
+        const int h = transpose ? hadamard_entry(M, set, j, a) : hadamard_entry(M, set, a, j);
+        want += h * double(x[j]);
+        size += std::fabs(double(x[j]));
+      }
+      CAPTURE(M, int(set), transpose, trial, a, want, double(y[a]));
+      if (std::isnan(want)) {
+        REQUIRE(std::isnan(y[a]));
+      } else if (std::isinf(want)) {
+        REQUIRE(double(y[a]) == want);
+      } else {
+        REQUIRE(std::fabs(double(y[a]) - want) <=
+                8 * double(std::numeric_limits<R>::epsilon()) * size);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("hadamard: H_m's mixing gives the exact sum's infinities, NaN only where "
+                   "+inf and -inf meet",
+                   "[hadamard][host][nonfinite]", float, double) {
+  using R = TestType;
+  const auto set = GENERATE(hadamard_matrices::fast_hadamard_transform, hadamard_matrices::quarot);
+  const bool transpose = GENERATE(false, true);
+  auto gen = wham_test::rng(0x1f8 + 2 * int(set) + transpose + sizeof(R));
+  check_mix_with_infinities<12, R>(set, transpose, gen);
+  check_mix_with_infinities<20, R>(set, transpose, gen);
+  check_mix_with_infinities<28, R>(set, transpose, gen);
+  check_mix_with_infinities<40, R>(set, transpose, gen);
+}
+
+TEST_CASE("hadamard: the common path leaves a column with an infinity to the signed sums",
+          "[hadamard][host][nonfinite]") {
+  // sum - 2 acc is inf - inf wherever the infinity is among the minority-sign entries: the
+  // common path must not be taken for such a column.
+  float x[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  x[5] = INFINITY;
+  float y[12];
+  const bool finite = wham::detail::wht::hadamard_m_mix_finite<12, 0, false, false, float>(
+      x, [&](int a, float v) { y[a] = v; });
+  CHECK_FALSE(finite);
+  wham::detail::wht::hadamard_m_mix<12, 0, false, float>(x, [&](int a, float v) { y[a] = v; });
+  for (int a = 0; a < 12; ++a) {
+    CAPTURE(a);
+    CHECK(std::isinf(y[a]));
+  }
 }

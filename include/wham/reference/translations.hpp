@@ -78,13 +78,18 @@ inline void l2p_gradient(int p, const m2l_complex* L, const double centre[3], co
 
 /// P2P: phi(x_j) = sum_i q_i / |x_j - y_i| and its gradient -sum_i q_i (x_j - y_i) / |x_j - y_i|^3
 /// over the sources y_i (`sources` [count][3]) at each target x_j (`targets` [count][3]);
-/// a source at the target's own position (the self pair) is left out. `gradient` may be null.
+/// a source at the target's own position (the self pair, whatever its charge) and a source
+/// with a non-finite coordinate are left out. `gradient` may be null.
 inline void p2p(const double* sources, const double* charges, std::size_t num_sources,
                 const double* targets, std::size_t num_targets, double* potential,
                 double* gradient) {
   for (std::size_t j = 0; j < num_targets; ++j) {
     double phi = 0.0, g[3] = {0.0, 0.0, 0.0};
     for (std::size_t i = 0; i < num_sources; ++i) {
+      if (!std::isfinite(sources[3 * i]) || !std::isfinite(sources[3 * i + 1]) ||
+          !std::isfinite(sources[3 * i + 2])) {
+        continue;
+      }
       const double d[3] = {targets[3 * j] - sources[3 * i], targets[3 * j + 1] - sources[3 * i + 1],
                            targets[3 * j + 2] - sources[3 * i + 2]};
       const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];

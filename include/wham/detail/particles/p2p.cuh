@@ -69,12 +69,16 @@ __global__ void __launch_bounds__(32 * p2p_warps)
         __syncwarp();                                 // the previous tile is used up
         for (int e = lane; e < 3 * count; e += 32) {  // x, y, z: three coalesced passes
           const int q = e / 3, c = e - 3 * q;
-          const T v = points[3 * base + e];
+          T v = points[3 * base + e];
+          if (!(v - v == T(0))) v = T(0);
           if (c == 0) tile[q].x = v;
           if (c == 1) tile[q].y = v;
           if (c == 2) tile[q].z = v;
         }
-        if (lane < count) tile[lane].q = charges[base + lane];
+        if (lane < count) {
+          const T* y = points + 3 * (base + lane);
+          tile[lane].q = finite_point(y[0], y[1], y[2]) ? charges[base + lane] : T(0);
+        }
         __syncwarp();
         if (count == K) {
 #pragma unroll 4

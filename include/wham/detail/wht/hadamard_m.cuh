@@ -12,7 +12,9 @@
 ///     batch * m segments of 2^k (scaled), then one pass mixing the columns in place.
 /// H_m is applied with the signs as compile-time constants: each output is the column's
 /// sum less twice the sum of the entries of its row's minority sign (or the reverse), about
-/// m / 2 + 1 additions an element instead of m.
+/// m / 2 + 1 additions an element instead of m. That is inf - inf where an input is
+/// infinite, so a column whose sum is not finite takes the signed sums instead (a check a
+/// column: the exact sum's +-inf, NaN only where +inf and -inf meet).
 #pragma once
 
 #include <wham/detail/device.cuh>
@@ -22,7 +24,7 @@
 #include <wham/detail/wht/tuning.cuh>
 #include <wham/error.hpp>
 
-#include <cuda/std/bit>
+#include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -30,45 +32,12 @@
 
 namespace wham::detail::wht {
 
-/// Row a of H_m (Set 0: fast-hadamard-transform's matrices, 1: QuaRot's), or of its
-/// transpose: bit a' set where the entry is -1.
-template <int M, int Set>
-constexpr std::uint64_t hadamard_minus_row(int a, bool transpose) {
-  static_assert(M == 12 || M == 20 || M == 28 || M == 40, "m is 12, 20, 28 or 40");
-  const std::uint64_t* t = hadamard_rows(M, static_cast<hadamard_matrices>(Set));
-  if (!transpose) return t[a];
-  std::uint64_t row = 0;
-  for (int j = 0; j < M; ++j) row |= ((t[j] >> a) & 1u) << j;
-  return row;
-}
-
-/// Output A of H_m x (or H_m^T x): the entries of the row's minority sign summed once.
-template <int M, int Set, bool Transpose, int A, class V>
-__device__ __forceinline__ V hadamard_m_entry(const V (&x)[M], const V& sum) {
-  constexpr std::uint64_t minus = hadamard_minus_row<M, Set>(A, Transpose);
-  constexpr bool few_minus = 2 * cuda::std::popcount(minus) <= M;
-  V acc = V(0);
-#pragma unroll
-  for (int j = 0; j < M; ++j) {
-    if (((minus >> j) & 1u) == (few_minus ? 1u : 0u)) acc += x[j];
-  }
-  using R = real_t<V>;
-  return few_minus ? sum - acc * R(2) : acc * R(2) - sum;
-}
-
-template <int M, int Set, bool Transpose, class V, class Store, int... A>
-__device__ __forceinline__ void hadamard_m_apply(const V (&x)[M], const Store& store,
-                                                 cuda::std::integer_sequence<int, A...>) {
-  V sum = x[0];
-#pragma unroll
-  for (int j = 1; j < M; ++j) sum += x[j];
-  (store(A, hadamard_m_entry<M, Set, Transpose, A>(x, sum)), ...);
-}
-
-/// store(a, y_a) for y = H_m x (or H_m^T x), each output made and stored in turn.
-template <int M, int Set, bool Transpose, class V, class Store>
-__device__ __forceinline__ void hadamard_m_apply(const V (&x)[M], const Store& store) {
-  hadamard_m_apply<M, Set, Transpose>(x, store, cuda::std::make_integer_sequence<int, M>{});
+/// The common path of H_m over one column (hadamard_m_mix_finite, hadamard_matrices.hpp):
+/// whether the column's sum is finite; where it is not, KeepInputs stores the column's own
+/// values (the in-place column pass, whose inputs must stay to be read again).
+template <int M, int Set, bool Transpose, bool KeepInputs, class V, class Store>
+__device__ __forceinline__ bool hadamard_m_apply(const V (&x)[M], const Store& store) {
+  return hadamard_m_mix_finite<M, Set, Transpose, KeepInputs, real_t<V>>(x, store);
 }
 
 /// Shared-memory slot of element i of the fused schedule's rows: 4 empty slots after every
@@ -115,6 +84,40 @@ __device__ __forceinline__ void hadamard_m_last_pass(const V* tile, T* out, int 
 template <class V>
 inline constexpr int hadamard_m_threads = sizeof(V) >= 16 ? 256 : 512;
 
+/// The rare path of the fused schedule, out of line so that it takes no registers from the
+/// common one: the thread's columns (of the block's rows at src) whose sum is not finite
+/// read again and stored over in the tile by signed sums (hadamard_m_mix_signed).
+template <class T, int M, int Set, bool Transpose, class V>
+__device__ __noinline__ void hadamard_m_fused_rare(const T* src, V* tile, int log_k,
+                                                   int columns) {
+  const int seg = 1 << log_k;
+  const int row_len = M << log_k;
+  for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
+    const int at = (c >> log_k) * row_len + (c & (seg - 1));
+    V x[M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) x[a] = convert<V>(src[at + a * seg]);
+    V sum = x[0];
+#pragma unroll
+    for (int a = 1; a < M; ++a) sum += x[a];
+    if (hadamard_finite<real_t<V>>(sum)) continue;
+    hadamard_m_mix_signed<M, Set, Transpose>(
+        x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
+  }
+}
+
+/// The rare path of the split schedule's column pass, out of line so that it takes no
+/// registers from the common one: the column at `at` (left as it was by the common path,
+/// its sum not finite) by signed sums, in place.
+template <class T, int M, int Set, bool Transpose>
+__device__ __noinline__ void hadamard_m_column_rare(T* at, std::int64_t seg) {
+  using V = compute_t<T>;
+  V x[M];
+#pragma unroll
+  for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
+  hadamard_m_mix_signed<M, Set, Transpose>(x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
+}
+
 /// The fused schedule: block x transforms rows [x * rows_per_block, ...) of `rows`.
 template <class T, int M, int Set, bool Transpose>
 __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
@@ -130,13 +133,17 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
       rows - row0 < rows_per_block ? static_cast<int>(rows - row0) : rows_per_block;
   const T* const src = in + row0 * row_len;
   const int columns = rows_here << log_k;
+  bool rare = false;  // a column whose sum is not finite: stored over by the rare path
   for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
     const int at = (c >> log_k) * row_len + (c & (seg - 1));
     V x[M];
 #pragma unroll
     for (int a = 0; a < M; ++a) x[a] = convert<V>(src[at + a * seg]);
-    hadamard_m_apply<M, Set, Transpose>(
+    rare |= !hadamard_m_apply<M, Set, Transpose, false>(
         x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
+  }
+  if (rare) {
+    hadamard_m_fused_rare<T, M, Set, Transpose>(src, tile, log_k, columns);
   }
   __syncthreads();
   const int elements = rows_here * row_len;
@@ -187,7 +194,12 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
     V x[M];
 #pragma unroll
     for (int a = 0; a < M; ++a) x[a] = convert<V>(at[a * seg]);
-    hadamard_m_apply<M, Set, Transpose>(x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); });
+    // A column whose sum is not finite is stored back as it was, then done by signed sums
+    // (in place, so at once: a later look could not tell it from a transformed column).
+    if (!hadamard_m_apply<M, Set, Transpose, true>(
+            x, [&](int a, const V& y) { at[a * seg] = convert<T>(y); })) {
+      hadamard_m_column_rare<T, M, Set, Transpose>(at, seg);
+    }
   }
 }
 

@@ -10,9 +10,26 @@
 ///                            and had.40.tpal (the same as the other set's 40)
 /// Every one satisfies H H^T = m I (test_hadamard_host checks it, and each entry against
 /// the published matrices written out as text there). Plain C++17.
+///
+/// Also the mixing of one column by H_m that the kernels run (hadamard_m_mix, host and
+/// device, so that test_hadamard_host runs it as the kernels do).
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#if defined(__CUDACC__)
+#define WHAM_HADAMARD_HD __host__ __device__ __forceinline__
+#else
+#define WHAM_HADAMARD_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define WHAM_HADAMARD_PRAGMA(x) _Pragma(#x)
+#else
+#define WHAM_HADAMARD_PRAGMA(x)
+#endif
 
 namespace wham {
 
@@ -108,6 +125,119 @@ constexpr const std::uint64_t* hadamard_rows(int m, hadamard_matrices matrices) 
       return hadamard_fast_hadamard_transform_40;
     default:
       return nullptr;
+  }
+}
+
+/// Row a of H_m (Set: a hadamard_matrices value), or of its transpose: bit a' set where the
+/// entry is -1.
+template <int M, int Set>
+constexpr std::uint64_t hadamard_minus_row(int a, bool transpose) {
+  static_assert(M == 12 || M == 20 || M == 28 || M == 40, "m is 12, 20, 28 or 40");
+  const std::uint64_t* t = hadamard_rows(M, static_cast<hadamard_matrices>(Set));
+  if (!transpose) return t[a];
+  std::uint64_t row = 0;
+  for (int j = 0; j < M; ++j) row |= ((t[j] >> a) & 1u) << j;
+  return row;
+}
+
+constexpr int hadamard_popcount(std::uint64_t v) {
+  int c = 0;
+  for (; v != 0; v &= v - 1) ++c;
+  return c;
+}
+
+/// Whether v (R, or complex of R) is finite: v - v is then exactly 0, else NaN.
+template <class R, class V>
+WHAM_HADAMARD_HD bool hadamard_finite(const V& v) {
+  if constexpr (std::is_same_v<V, R>) {
+    return v - v == R(0);
+  } else {
+    return v.real() - v.real() == R(0) && v.imag() - v.imag() == R(0);
+  }
+}
+
+/// Output A of H_m x (or H_m^T x) from the column's sum: the entries of the row's minority
+/// sign summed once, y = sum - 2 acc (or 2 acc - sum), about m / 2 + 1 additions. Exact
+/// arithmetic aside, right only where the sum is finite (an infinite x_j in acc gives
+/// inf - inf).
+template <int M, int Set, bool Transpose, int A, class R, class V>
+WHAM_HADAMARD_HD V hadamard_m_minority_entry(const V (&x)[M], const V& sum) {
+  constexpr std::uint64_t minus = hadamard_minus_row<M, Set>(A, Transpose);
+  constexpr bool few_minus = 2 * hadamard_popcount(minus) <= M;
+  V acc = V(0);
+  WHAM_HADAMARD_PRAGMA(unroll)
+  for (int j = 0; j < M; ++j) {
+    if (((minus >> j) & 1u) == (few_minus ? 1u : 0u)) acc += x[j];
+  }
+  return few_minus ? sum - acc * R(2) : acc * R(2) - sum;
+}
+
+/// H_m x (or H_m^T x) over one column x, each output its signed sum term by term:
+/// store(a, y_a). With infinities and NaN what the exact sum gives (+-inf, NaN only where
+/// +inf and -inf meet), and no intermediate beyond the range. About m^2 additions, one row
+/// at a time (compact code): the path of the rare column whose sum is not finite.
+template <int M, int Set, bool Transpose, class V, class Store, int... A>
+WHAM_HADAMARD_HD void hadamard_m_mix_signed(const V (&x)[M], const Store& store,
+                                            std::integer_sequence<int, A...>) {
+  WHAM_HADAMARD_PRAGMA(unroll 1)
+  for (int a = 0; a < M; ++a) {
+    // row a's signs picked from constants (no table in memory to index)
+    std::uint64_t minus = 0;
+    ((minus = a == A ? hadamard_minus_row<M, Set>(A, Transpose) : minus), ...);
+    V acc = V(0);
+    WHAM_HADAMARD_PRAGMA(unroll)
+    for (int j = 0; j < M; ++j) {
+      if ((minus >> j) & 1u) {
+        acc -= x[j];
+      } else {
+        acc += x[j];
+      }
+    }
+    store(a, acc);
+  }
+}
+
+template <int M, int Set, bool Transpose, class V, class Store>
+WHAM_HADAMARD_HD void hadamard_m_mix_signed(const V (&x)[M], const Store& store) {
+  hadamard_m_mix_signed<M, Set, Transpose>(x, store, std::make_integer_sequence<int, M>{});
+}
+
+template <int M, int Set, bool Transpose, bool KeepInputs, class R, class V, class Store,
+          int... A>
+WHAM_HADAMARD_HD bool hadamard_m_mix_finite(const V (&x)[M], const Store& store,
+                                            std::integer_sequence<int, A...>) {
+  V sum = x[0];
+  WHAM_HADAMARD_PRAGMA(unroll)
+  for (int j = 1; j < M; ++j) sum += x[j];
+  const bool finite = hadamard_finite<R>(sum);
+  if constexpr (KeepInputs) {
+    // a select an output, no branch around the stores (which costs the common path
+    // registers where the column holds many)
+    (store(A, finite ? hadamard_m_minority_entry<M, Set, Transpose, A, R>(x, sum) : x[A]), ...);
+  } else {
+    (store(A, hadamard_m_minority_entry<M, Set, Transpose, A, R>(x, sum)), ...);
+  }
+  return finite;
+}
+
+/// The common path: store(a, y_a) for y = H_m x (or H_m^T x), each output by the column's
+/// sum less twice the minority-sign entries (hadamard_m_minority_entry), and whether that
+/// sum is finite. Where it is not (an infinite or NaN entry, or finite values whose sum
+/// leaves the range: sum - 2 acc may then be inf - inf), the caller runs
+/// hadamard_m_mix_signed on the column again after its loop over the columns (so that the
+/// rare path takes no registers from this one); with KeepInputs the column's own values
+/// are stored then (in place, the column stays as it was, for that second reading).
+template <int M, int Set, bool Transpose, bool KeepInputs, class R, class V, class Store>
+WHAM_HADAMARD_HD bool hadamard_m_mix_finite(const V (&x)[M], const Store& store) {
+  return hadamard_m_mix_finite<M, Set, Transpose, KeepInputs, R>(
+      x, store, std::make_integer_sequence<int, M>{});
+}
+
+/// Both paths for one column: the kernels' arithmetic, column by column (host tests).
+template <int M, int Set, bool Transpose, class R, class V, class Store>
+WHAM_HADAMARD_HD void hadamard_m_mix(const V (&x)[M], const Store& store) {
+  if (!hadamard_m_mix_finite<M, Set, Transpose, false, R>(x, store)) {
+    hadamard_m_mix_signed<M, Set, Transpose>(x, store);
   }
 }
 
