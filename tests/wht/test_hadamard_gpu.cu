@@ -177,7 +177,8 @@ TEST_CASE("hadamard: bad arguments throw wham::error before anything runs", "[ha
   CHECK_THROWS_AS(wham::hadamard(p, p, 12, -1, 1), wham::error);
   CHECK_THROWS_AS(wham::hadamard(p, p, 12, 26, 1), wham::error);
   CHECK_THROWS_AS(wham::hadamard(p, p, 1, 31, 1), wham::error);
-  CHECK_THROWS_AS(wham::hadamard(p, p, 12, 3, 0), wham::error);
+  CHECK_THROWS_AS(wham::hadamard(p, p, 12, 3, -1), wham::error);
+  CHECK_NOTHROW(wham::hadamard(p, p, 12, 3, 0));  // batch = 0: a no-op
   CHECK_THROWS_AS(wham::hadamard(p, p, 12, 3, 1, 1.0f, 0, static_cast<wham::hadamard_matrices>(2)),
                   wham::error);
   CHECK_THROWS_AS(wham::hadamard(p, p + 1, 12, 3, 2), wham::error);  // partial overlap
