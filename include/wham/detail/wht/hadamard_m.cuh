@@ -84,25 +84,39 @@ __device__ __forceinline__ void hadamard_m_last_pass(const V* tile, T* out, int 
 template <class V>
 inline constexpr int hadamard_m_threads = sizeof(V) >= 16 ? 256 : 512;
 
-/// The rare path of the fused schedule, out of line so that it takes no registers from the
-/// common one: the thread's columns (of the block's rows at src) whose sum is not finite
-/// read again and stored over in the tile by signed sums (hadamard_m_mix_signed).
-template <class T, int M, int Set, bool Transpose, class V>
-__device__ __noinline__ void hadamard_m_fused_rare(const T* src, V* tile, int log_k,
-                                                   int columns) {
+/// The rare path of the fused schedule: the thread's columns (of the block's rows at src)
+/// whose sum is not finite, read again from `src` and stored over in the tile by signed
+/// sums, one output at a time. Inline, but holding no column in registers and unrolling
+/// nothing, so that it adds no registers to the common path (an out-of-line call does:
+/// the calling convention's saved registers).
+template <class T, int M, int Set, bool Transpose, class V, int... A>
+__device__ __forceinline__ void hadamard_m_fused_rare(const T* src, V* tile, int log_k,
+                                                      int columns,
+                                                      cuda::std::integer_sequence<int, A...>) {
   const int seg = 1 << log_k;
   const int row_len = M << log_k;
   for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
     const int at = (c >> log_k) * row_len + (c & (seg - 1));
-    V x[M];
-#pragma unroll
-    for (int a = 0; a < M; ++a) x[a] = convert<V>(src[at + a * seg]);
-    V sum = x[0];
-#pragma unroll
-    for (int a = 1; a < M; ++a) sum += x[a];
+    V sum = convert<V>(src[at]);
+#pragma unroll 1
+    for (int j = 1; j < M; ++j) sum += convert<V>(src[at + j * seg]);
     if (hadamard_finite<real_t<V>>(sum)) continue;
-    hadamard_m_mix_signed<M, Set, Transpose>(
-        x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
+#pragma unroll 1
+    for (int a = 0; a < M; ++a) {
+      std::uint64_t minus = 0;
+      ((minus = a == A ? hadamard_minus_row<M, Set>(A, Transpose) : minus), ...);
+      V acc = V(0);
+#pragma unroll 1
+      for (int j = 0; j < M; ++j) {
+        const V v = convert<V>(src[at + j * seg]);
+        if ((minus >> j) & 1u) {
+          acc -= v;
+        } else {
+          acc += v;
+        }
+      }
+      tile[hadamard_m_slot(at + a * seg)] = acc;
+    }
   }
 }
 
@@ -143,7 +157,8 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
         x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
   }
   if (rare) {
-    hadamard_m_fused_rare<T, M, Set, Transpose>(src, tile, log_k, columns);
+    hadamard_m_fused_rare<T, M, Set, Transpose, V>(src, tile, log_k, columns,
+                                                   cuda::std::make_integer_sequence<int, M>{});
   }
   __syncthreads();
   const int elements = rows_here * row_len;
