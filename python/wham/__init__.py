@@ -27,6 +27,16 @@ __all__ = [
 
 import sys as _sys
 
+from . import _common
+
+
+def _register_torch_ops():
+    from . import torch_ops  # noqa: F401
+
+
+# The operator modules reach torch_ops through this hook, so that none of them imports it.
+_common.register_torch_ops = _register_torch_ops
+
 if hasattr(getattr(_sys.modules.get("torch"), "library", None), "custom_op"):
     # PyTorch is loaded already: register torch.ops.wham.* now, so that torch.compile
     # traces wham's functions through them from the first call.

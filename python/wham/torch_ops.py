@@ -31,12 +31,12 @@ from typing import Optional
 
 import torch
 
-from . import _m2l as m2l_ops, ops
+from . import _common, _m2l as m2l_ops, ops
 from .ops import fwht, hadamard, iqp_encode
 from ._m2l import m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes
 
 Tensor = torch.Tensor
-ops._torch_tensor = torch.Tensor
+_common._torch_tensor = torch.Tensor
 
 _TRANSFORM_DTYPES = ops._FLOATS + ops._COMPLEX + ops._HALVES
 
