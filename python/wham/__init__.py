@@ -1,4 +1,4 @@
-"""wham: Walsh-Hadamard, IQP-encoding and M2L kernels on GPU arrays of any framework.
+"""wham: Walsh-Hadamard, IQP-encoding and FMM kernels on GPU arrays of any framework.
 
 Pure Python over the shared library libwham.so (include/wham/wham.h) through ctypes. The
 library is loaded on first use: ``import wham`` works without it (argument checks, the QML
@@ -15,12 +15,14 @@ from .ops import (fwht, hadamard, hadamard_factor, hadamard_matrix, iqp_encode, 
                   m2l_num_coeffs)
 from ._m2l import (m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
                    check_interaction_list)
+from ._fmm_ops import m2m, l2l, m2m_accumulate, l2l_accumulate, p2m, l2p, p2p
 
 __version__ = "0.3.0"
 
 __all__ = [
     "fwht", "hadamard", "hadamard_factor", "hadamard_matrix", "iqp_encode", "iqp_num_params", "m2l", "m2l_num_coeffs", "m2l_accumulate",
     "m2l_accumulate_centers", "m2l_accumulate_classes", "check_interaction_list",
+    "m2m", "l2l", "m2m_accumulate", "l2l_accumulate", "p2m", "l2p", "p2p",
     "WhamError", "InvalidArgument", "CudaError", "NotSupported", "NoDevice", "LibraryNotFoundError",
     "available", "version",
 ]
