@@ -20,11 +20,9 @@ import math
 
 from . import _arrays
 from ._arrays import inspect, check_dtype, check_aligned, check_writable
-from ._common import (  # noqa: F401  (the tables and helpers are also read as ops.X)
-    FWHT_PATHS, IQP_VARIANTS, IQP_PATHS, M2L_PATHS, ACCUMULATE_METHODS, M2L_MAX_ORDER,
-    MAX_CLASSES, MAX_ROWS, HADAMARD_MATRICES, HADAMARD_ORDERS, _FLOATS, _COMPLEX, _HALVES,
-    _SUFFIX, _choice, _int, dtype_name, _output, _is_torch, _torch_route, _index, _row,
-    _bump_version, _into, _order_from_coeffs)
+from ._common import (FWHT_PATHS, IQP_VARIANTS, IQP_PATHS, HADAMARD_MATRICES, HADAMARD_ORDERS,
+                      _FLOATS, _COMPLEX, _HALVES, _SUFFIX, _choice, _int, dtype_name, _output,
+                      _is_torch, _torch_route, _index, _row, _bump_version, _into)
 from ._frameworks import Launch
 from ._lib import call
 
