@@ -16,7 +16,7 @@ argument requires grad; under torch.compile the calls go through torch.ops.wham.
 
 from . import _arrays
 from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
-from ._common import (_choice, _int, _output, _order_from_coeffs, TRANSLATION_PATHS,
+from ._common import (_choice, _int, _output, TRANSLATION_PATHS,
                       M2L_MAX_ORDER, MAX_CELLS, MAX_POINTS, MAX_NEAR, _FLOATS, _is_torch,
                       _torch_route, _bump_version, _into, _index, _expansions, _geometry,
                       _pair_list)
@@ -264,7 +264,7 @@ def p2m(points, charges, cell_offsets, centers, *, p=None, out=None):
                              differentiable=False)
         if torch is not None:
             if p is None and out is not None:
-                p = _order_of_out(f, out, None)
+                p = _order_of_out(f, out)
             return _into(torch.ops.wham.p2m(points, charges, cell_offsets, centers,
                                             p=_index(p)), out)
         result = _p2m(points, charges, cell_offsets, centers, p, out)
@@ -274,12 +274,17 @@ def p2m(points, charges, cell_offsets, centers, *, p=None, out=None):
     return _p2m(points, charges, cell_offsets, centers, p, out)
 
 
-def _order_of_out(f, out, real):
-    """The order of p2m's out= (rows of (p+1)^2 coefficients)."""
+def _order_of_out(f, out):
+    """The order of p2m's out= (rows of (p+1)^2 coefficients). Plain arithmetic on its shape:
+    torch.compile traces this where PyTorch routes the call."""
     shape = getattr(out, "shape", None)
-    if not shape:
+    if shape is None or len(shape) == 0:
         raise ValueError(f"wham.{f}: p is needed (or an out= of shape [num_cells, (p+1)^2])")
-    q = _order_from_coeffs(f, "out", int(shape[-1]), None, real or "float64")
+    count = int(shape[-1])
+    q = int(round(count ** 0.5)) - 1
+    if count < 1 or (q + 1) * (q + 1) != count:
+        raise ValueError(f"wham.{f}: the last dimension of out is {count}, not a coefficient "
+                         "count (p+1)^2")
     return q
 
 
@@ -292,7 +297,7 @@ def _p2m(points, charges, cell_offsets, centers, p, out):
     if p is None:
         if out is None:
             raise ValueError(f"wham.{f}: p is needed (or an out= of shape [num_cells, (p+1)^2])")
-        p = _order_of_out(f, out, xa.dtype)
+        p = _order_of_out(f, out)
     p = _int(f, "p", p, 0, M2L_MAX_ORDER[xa.dtype])
     dtype = _arrays.COMPLEX_OF[xa.dtype]
     arrays = _checked(f, [xa, qa, oa, ca], [])
