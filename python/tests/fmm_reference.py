@@ -39,6 +39,46 @@ def regular_harmonics(p, d):
     return R.reshape(lead + ((p + 1) ** 2,))
 
 
+def singular_harmonics(p, d):
+    """S_n^m(d), n <= p, for every row of d [..., 3] (docs/specs/m2l.md's recurrences)."""
+    d = np.asarray(d, dtype=np.float64)
+    lead = d.shape[:-1]
+    d = d.reshape(-1, 3)
+    x, y, z = d[:, 0], d[:, 1], d[:, 2]
+    r2 = x * x + y * y + z * z
+    w = x + 1j * y
+    S = np.zeros((len(d), (p + 1) ** 2), dtype=np.complex128)
+    S[:, 0] = 1.0 / np.sqrt(r2)
+    for m in range(p + 1):
+        if m > 0:
+            S[:, index(m, m)] = S[:, index(m - 1, m - 1)] * (2 * m - 1) * w / r2
+        if m + 1 <= p:
+            S[:, index(m + 1, m)] = (2 * m + 1) * z * S[:, index(m, m)] / r2
+        for n in range(m + 2, p + 1):
+            S[:, index(n, m)] = ((2 * n - 1) * z * S[:, index(n - 1, m)]
+                                 - (n + m - 1) * (n - m - 1) * S[:, index(n - 2, m)]) / r2
+    for n in range(1, p + 1):
+        for m in range(1, n + 1):
+            S[:, index(n, -m)] = (-1) ** m * np.conj(S[:, index(n, m)])
+    return S.reshape(lead + ((p + 1) ** 2,))
+
+
+def m2l(multipoles, deltas, p):
+    """L_n^m = sum_{k<=p-n} sum_l (-1)^l M_k^l S_{n+k}^{m-l}(delta), pair by pair (the
+    direct form of wham.reference.m2l, vectorised over pairs)."""
+    M = np.asarray(multipoles, dtype=np.complex128)
+    S = singular_harmonics(p, deltas)
+    out = np.zeros_like(M)
+    for n in range(p + 1):
+        for m in range(-n, n + 1):
+            acc = 0
+            for k in range(p - n + 1):
+                for l in range(-k, k + 1):
+                    acc = acc + (-1) ** (l & 1) * M[..., index(k, l)] * S[..., index(n + k, m - l)]
+            out[..., index(n, m)] = acc
+    return out
+
+
 def m2m(multipoles, deltas, p):
     """M'_n^m = sum_{k<=n} sum_l M_k^l R_{n-k}^{m-l}(-delta), pair by pair ([..., C], [..., 3])."""
     M = np.asarray(multipoles, dtype=np.complex128)

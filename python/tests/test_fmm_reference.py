@@ -63,6 +63,13 @@ def test_l2p_gradient_is_the_derivative_of_the_potential():
     assert _rel(grad, numeric) < 1e-8
 
 
+def test_vectorised_m2l_is_the_package_reference():
+    p = 6
+    M = RNG.standard_normal((5, (p + 1) ** 2)) + 1j * RNG.standard_normal((5, (p + 1) ** 2))
+    d = RNG.uniform(-2, 2, (5, 3)) + 3.0
+    assert _rel(F.m2l(M, d, p), reference.m2l(M, d, p)) < 1e-14
+
+
 def test_expansions_converge_to_the_direct_sum():
     # Sources in [0, 1/4)^3, targets in [3/4, 1)^3: (a + b) / R < 0.6, so each order's error
     # is below 0.6^(p + 1) and smaller than the last.
