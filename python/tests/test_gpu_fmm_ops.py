@@ -59,7 +59,8 @@ def test_translation(fw, name, dtype, p, path):
     np.testing.assert_allclose(got[0], x[0], rtol=0, atol=0 if p == 0 else
                                10 * _translation_tol(real, p, path) * np.abs(x[0]).max())
     # a new output of the inputs' framework, the leading shape kept
-    y = getattr(wham, name)(fw.to(x.reshape(3, 3, -1)), fw.to(d.reshape(3, 3, 3)), p=p)
+    y = getattr(wham, name)(fw.to(x.reshape(3, 3, -1)), fw.to(d.reshape(3, 3, 3)), p=p,
+                            path=path)
     assert fw.is_native(y) and tuple(y.shape) == (3, 3, (p + 1) ** 2)
     assert rel_err(fw.back(y).reshape(9, -1), want) < _translation_tol(real, p, path)
 
@@ -83,7 +84,9 @@ def test_translation_accumulate(fw, name, dtype, p, path):
     assert getattr(wham, name)(fw.to(x), fw.to(d), fw.to(src), fw.to(tgt), y, path=path) is y
     op = F.m2m if name == "m2m_accumulate" else F.l2l
     want = F.accumulate(op, x.astype(np.complex128), d, src, tgt, y0, p)
-    assert rel_err(fw.back(y), want) < _translation_tol(real, p, path)
+    # a target row sums several translations and its first value: a few roundings more
+    floor = 1e-5 if real == "float32" else 1e-13
+    assert rel_err(fw.back(y), want) < max(_translation_tol(real, p, path), floor)
 
 
 @pytest.mark.parametrize("real,p", [("float64", 0), ("float64", 3), ("float64", 8),
