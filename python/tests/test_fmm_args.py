@@ -2,9 +2,14 @@
 arguments each call passes (against the stub library), the calls that enqueue nothing, and
 the argument checks, each naming what is wrong. Fake device arrays (made-up pointers)."""
 
+import os
+import shutil
+import subprocess
+
 import pytest
 
 import wham
+from wham import _lib
 
 SUFFIX = {"complex64": "f32", "complex128": "f64", "float32": "f32", "float64": "f64"}
 REAL = {"complex64": "float32", "complex128": "float64"}
@@ -117,6 +122,24 @@ def test_fmm_status_becomes_exception(stub, fake):
     with pytest.raises(wham.CudaError, match="cudaLaunchKernel"):
         wham.p2p(fake((5, 3), "float64"), fake((5,), "float64"), fake((2,), "int64"),
                  fake((2,), "int64"), fake((1,), "int32"), fake((5,), "float64"))
+
+
+def test_a_library_without_the_fmm_functions_is_refused(tmp_path, monkeypatch, fake):
+    # Every function the package binds must be there: a libwham.so of this version built
+    # without them fails to load, naming the missing symbol, rather than at the first call.
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler to build the stub library")
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = str(tmp_path / "libwham_partial.so")
+    subprocess.run([cc, "-shared", "-fPIC", "-DWHAM_STUB_WITHOUT_FMM", "-I",
+                    os.path.join(os.path.dirname(os.path.dirname(here)), "include"), "-o", out,
+                    os.path.join(here, "stub", "wham_stub.c")], check=True)
+    monkeypatch.setenv("WHAM_LIBRARY", out)
+    monkeypatch.setattr(_lib, "_library", None)
+    with pytest.raises(wham.LibraryNotFoundError, match="wham_m2m_f32"):
+        wham.fwht(fake((2, 8), "float32"), out=fake((2, 8), "float32"))
+    monkeypatch.setattr(_lib, "_library", None)
 
 
 # ---- the checks ---------------------------------------------------------------------------

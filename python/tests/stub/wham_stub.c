@@ -163,7 +163,9 @@ wham_status wham_check_interaction_list(const int32_t* src, const int32_t* tgt,
   return done();
 }
 
-/* The FMM's other operators (translations and particles). */
+/* The FMM's other operators (translations and particles); left out with
+ * -DWHAM_STUB_WITHOUT_FMM, a library of the same version that lacks them. */
+#ifndef WHAM_STUB_WITHOUT_FMM
 #define TRANSLATE(name, C, T)                                                                  \
   wham_status name(const C* in, const T* d, C* out, int32_t p, int64_t pairs, int32_t path,    \
                    wham_stream stream) {                                                       \
@@ -223,3 +225,4 @@ L2P(wham_l2p_f64, wham_complex128, double)
   }
 P2P(wham_p2p_f32, float)
 P2P(wham_p2p_f64, double)
+#endif
