@@ -2,8 +2,9 @@
 the PyTorch routing (torch.ops.wham when torch.compile traces or autograd needs the result,
 version counters of tensors written through their data pointer).
 
-Imports only the array and library plumbing (_arrays, _frameworks, _lib): the operator
-modules (ops, _m2l, _fmm_ops) and torch_ops import this one, never the other way round.
+Imports only the array plumbing (_arrays); the operator modules (ops, _m2l, _fmm_ops) and
+the PyTorch registrations (torch_ops, _torch_fmm) import this one, never the other way
+round. torch_ops is reached through `register_torch_ops`, which the package sets.
 """
 
 import math
