@@ -433,12 +433,11 @@ def table_row(real, n, depth, p, r):
 
 
 def _import_wham():
-    try:
-        import wham
-    except ImportError:  # a source checkout: the package beside this folder
-        here = os.path.dirname(os.path.abspath(__file__))
-        sys.path.insert(0, os.path.join(os.path.dirname(here), "python"))
-        import wham
+    """The package of the checkout this example is in (python/wham), else an installed one."""
+    checkout = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
+    if os.path.isfile(os.path.join(checkout, "wham", "__init__.py")):
+        sys.path.insert(0, checkout)
+    import wham
     return wham
 
 
