@@ -12,6 +12,8 @@ import zipfile
 
 import pytest
 
+import wham
+
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -101,3 +103,44 @@ def test_wheel_without_the_library_is_pure(tmp_path):
     assert os.path.basename(wheel).endswith("-py3-none-any.whl"), wheel
     with zipfile.ZipFile(wheel) as z:
         assert "wham/libwham.so" not in z.namelist()
+
+
+OPERATOR_LAYER = ("_common", "ops", "_m2l", "_fmm_ops", "torch_ops", "_torch_fmm",
+                  "_torch_common")
+
+
+def _package_imports(module):
+    """The wham modules `module` imports anywhere in its text (function bodies included)."""
+    import ast
+    path = os.path.join(os.path.dirname(os.path.abspath(wham.__file__)), module + ".py")
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_operator_modules_import_each_other_in_no_circle():
+    # _common is what the operator modules share: it imports none of them, and no chain of
+    # imports among them leads back to where it started (the package's __init__ is the root).
+    assert not _package_imports("_common") & set(OPERATOR_LAYER)
+    graph = {m: _package_imports(m) & set(OPERATOR_LAYER) for m in OPERATOR_LAYER}
+    done, path = set(), []
+
+    def visit(m):
+        assert m not in path, " -> ".join(path + [m])
+        if m in done:
+            return
+        path.append(m)
+        for n in sorted(graph[m]):
+            visit(n)
+        path.pop()
+        done.add(m)
+
+    for m in OPERATOR_LAYER:
+        visit(m)

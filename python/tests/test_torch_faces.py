@@ -17,8 +17,21 @@ ARRAYS = {
     "m2l_accumulate": ["multipoles", "deltas", "src", "tgt", "locals"],
     "m2l_accumulate_centers": ["multipoles", "centers", "src", "tgt", "locals"],
     "m2l_accumulate_classes": ["multipoles", "class_deltas", "cls", "src", "tgt", "locals"],
+    "m2m": ["multipoles", "deltas"],
+    "l2l": ["locals", "deltas"],
+    "m2m_accumulate": ["multipoles", "deltas", "src", "tgt", "parents"],
+    "l2l_accumulate": ["locals", "deltas", "src", "tgt", "children"],
+    "p2m": ["points", "charges", "cell_offsets", "centers"],
+    "l2p": ["locals", "centers", "cell_offsets", "points", "potential", "gradient"],
+    "p2p": ["points", "charges", "cell_offsets", "near_offsets", "near_cells", "potential",
+            "gradient"],
 }
-ACCUMULATE = ("m2l_accumulate", "m2l_accumulate_centers", "m2l_accumulate_classes")
+# The operators that add into arguments, and those arguments (the registered operator
+# declares them mutated and returns nothing).
+MUTATED = {"m2l_accumulate": ["locals"], "m2l_accumulate_centers": ["locals"],
+           "m2l_accumulate_classes": ["locals"], "m2m_accumulate": ["parents"],
+           "l2l_accumulate": ["children"], "l2p": ["potential", "gradient"],
+           "p2p": ["potential", "gradient"]}
 KW = inspect.Parameter.KEYWORD_ONLY
 
 
@@ -43,6 +56,21 @@ def test_accumulate_forms_return_locals(stub, fake):
     assert wham.m2l_accumulate_centers(m, fake((5, 3), "float64"), s, t, l) is l
     assert wham.m2l_accumulate_classes(m, fake((3, 3), "float64"), fake((6,), "int32"), s, t,
                                        l, grouped=True) is l
+
+
+def test_fmm_forms_return_what_they_add_into(stub, fake):
+    m, d = fake((4, 9), "complex64"), fake((6, 3), "float32")
+    s, t, l = fake((6,), "int32"), fake((6,), "int32"), fake((5, 9), "complex64")
+    assert wham.m2m_accumulate(m, d, s, t, l) is l
+    assert wham.l2l_accumulate(m, d, s, t, l, p=2) is l
+    x, off, c = fake((10, 3), "float32"), fake((5,), "int64"), fake((4, 3), "float32")
+    phi, grad = fake((10,), "float32"), fake((10, 3), "float32")
+    L = fake((4, 9), "complex64")
+    result = wham.l2p(L, c, off, x, phi, grad)
+    assert result[0] is phi and result[1] is grad
+    result = wham.p2p(x, fake((10,), "float32"), off, fake((5,), "int64"), fake((8,), "int32"),
+                      phi)
+    assert result[0] is phi and result[1] is None
 
 
 @pytest.mark.parametrize("matrices,m", [("quarot", 40), ("QuaRot", 40), ("QUAROT", 40),
@@ -76,11 +104,10 @@ def test_registered_operator_takes_the_public_arguments(name):
     assert [(a.name, a.kwarg_only) for a in schema.arguments] == \
         [(p.name, p.kind is KW) for p in public]
     for a, p in zip(schema.arguments, public):
-        if p.kind is KW:
+        if p.default is not inspect.Parameter.empty:
             assert a.default_value == p.default, (name, a.name)
     # A mutating operator may not return its mutated input: torch.ops returns nothing there,
-    # the public function returns locals.
-    assert len(schema.returns) == (0 if name in ACCUMULATE else 1)
-    if name in ACCUMULATE:
-        assert [a.name for a in schema.arguments if a.alias_info is not None
-                and a.alias_info.is_write] == ["locals"]
+    # the public function returns what it added into.
+    assert len(schema.returns) == (0 if name in MUTATED else 1)
+    assert [a.name for a in schema.arguments if a.alias_info is not None
+            and a.alias_info.is_write] == MUTATED.get(name, [])

@@ -121,6 +121,20 @@ _PROTOTYPES = {
     "wham_m2l_accumulate_class_groups_f64":
         [_V, _V, _V, _V, _V, _V, _I32, _I64, _I32, _I64, _I64, _V],
     "wham_check_interaction_list": [_V, _V, _V, _I64, _I64, _I64, _I32, _V, _V],
+    "wham_m2m_f32": [_V, _V, _V, _I32, _I64, _I32, _V],
+    "wham_m2m_f64": [_V, _V, _V, _I32, _I64, _I32, _V],
+    "wham_l2l_f32": [_V, _V, _V, _I32, _I64, _I32, _V],
+    "wham_l2l_f64": [_V, _V, _V, _I32, _I64, _I32, _V],
+    "wham_m2m_accumulate_f32": [_V, _V, _V, _V, _V, _I32, _I64, _I64, _I64, _I32, _V],
+    "wham_m2m_accumulate_f64": [_V, _V, _V, _V, _V, _I32, _I64, _I64, _I64, _I32, _V],
+    "wham_l2l_accumulate_f32": [_V, _V, _V, _V, _V, _I32, _I64, _I64, _I64, _I32, _V],
+    "wham_l2l_accumulate_f64": [_V, _V, _V, _V, _V, _I32, _I64, _I64, _I64, _I32, _V],
+    "wham_p2m_f32": [_V, _V, _I64, _V, _V, _I64, _V, _I32, _V],
+    "wham_p2m_f64": [_V, _V, _I64, _V, _V, _I64, _V, _I32, _V],
+    "wham_l2p_f32": [_V, _V, _V, _I64, _V, _I64, _V, _V, _I32, _V],
+    "wham_l2p_f64": [_V, _V, _V, _I64, _V, _I64, _V, _V, _I32, _V],
+    "wham_p2p_f32": [_V, _V, _I64, _V, _I64, _V, _V, _I64, _V, _V, _V],
+    "wham_p2p_f64": [_V, _V, _I64, _V, _I64, _V, _V, _I64, _V, _V, _V],
 }
 
 

@@ -10,39 +10,19 @@ refused while grad mode is on and an argument requires grad; under torch.compile
 calls go through torch.ops.wham.* (wham/torch_ops.py).
 """
 
-from . import _arrays
 from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
+from ._common import (_choice, _int, _output, M2L_PATHS, ACCUMULATE_METHODS, MAX_CLASSES,
+                      MAX_ROWS, MAX_PAIRS, _is_torch, _torch_route, _bump_version, _into, _index,
+                      _rows, _expansions, _geometry, _pair_list)
 from ._frameworks import Launch
 from ._lib import call
-from .ops import (_choice, _int, _output, _order_from_coeffs, M2L_PATHS, ACCUMULATE_METHODS,
-                  MAX_CLASSES, MAX_ROWS, _COMPLEX, _is_torch, _torch_route, _bump_version, _into,
-                  _index)
 
-_REAL = _arrays.REAL_OF
 _SUFFIX = {"complex64": "f32", "complex128": "f64"}
-
-
-def _rows(function, a, width, what):
-    """Rows of `a` read as [rows][width] (a C-contiguous [..., width] array)."""
-    if not a.shape or a.shape[-1] != width:
-        raise ValueError(f"wham.{function}: {a.name} must have shape [..., {width}] ({what}); "
-                         f"got {tuple(a.shape)}")
-    return a.size // width
-
-
-def _geometry(function, a, coeff_dtype):
-    check_dtype(function, a, (_REAL[coeff_dtype],))
-    check_aligned(function, a)
 
 
 def _multipoles(f, multipoles, p, shape):
     """The multipole array every M2L form takes: its Array, coefficients a row and order."""
-    ma = inspect(multipoles, f, "multipoles")
-    check_dtype(f, ma, _COMPLEX)
-    if not ma.shape:
-        raise ValueError(f"wham.{f}: multipoles must have shape {shape}")
-    C = ma.shape[-1]
-    return ma, C, _order_from_coeffs(f, "multipoles", C, p, _REAL[ma.dtype])
+    return _expansions(f, multipoles, "multipoles", p, shape)
 
 
 def m2l(multipoles, deltas, *, p=None, path="automatic", out=None):
@@ -93,35 +73,10 @@ def _m2l(multipoles, deltas, p, path, out):
 
 def _list(f, multipoles, src, tgt, locals, p, method, extra):
     """The checks every accumulate form shares; returns the Arrays and sizes."""
-    ma, C, p = _multipoles(f, multipoles, p, "[num_multipoles, (p+1)^2]")
+    ma, sa, ta, la, p, num_pairs, nm, nl, arrays = _pair_list(
+        f, multipoles, src, tgt, locals, p, ("multipoles", "locals"), extra)
     code = _choice(f, "method", method, ACCUMULATE_METHODS)
-    la = inspect(locals, f, "locals")
-    check_dtype(f, la, (ma.dtype,))
-    num_multipoles = _rows(f, ma, C, "(p+1)^2 coefficients a row")
-    num_locals = _rows(f, la, C, "(p+1)^2 coefficients a row, as multipoles")
-    sa = inspect(src, f, "src")
-    ta = inspect(tgt, f, "tgt")
-    for a in (sa, ta):
-        check_dtype(f, a, ("int32",))
-        if len(a.shape) != 1:
-            raise ValueError(f"wham.{f}: {a.name} must be 1-D [num_pairs]; got shape {tuple(a.shape)}")
-    num_pairs = sa.shape[0]
-    if ta.shape[0] != num_pairs:
-        raise ValueError(f"wham.{f}: src has {num_pairs} pairs, tgt {ta.shape[0]}")
-    _int(f, "num_pairs", num_pairs, 0, 0x7fffffff * 32)
-    if num_pairs:
-        _int(f, "rows of multipoles", num_multipoles, 1, MAX_ROWS)
-        _int(f, "rows of locals", num_locals, 1, MAX_ROWS)
-    check_writable(f, la)
-    arrays = [ma, sa, ta] + extra + [la]
-    for a in arrays:
-        check_aligned(f, a)
-    check_same_device(f, arrays)
-    for a in arrays[:-1]:
-        if _arrays.overlap(la, a):
-            raise ValueError(f"wham.{f}: locals overlaps {a.name}; it must be a buffer apart "
-                             "from every input")
-    return ma, sa, ta, la, p, code, num_pairs, num_multipoles, num_locals, arrays
+    return ma, sa, ta, la, p, code, num_pairs, nm, nl, arrays
 
 
 def m2l_accumulate(multipoles, deltas, src, tgt, locals, *, p=None, method="automatic"):
@@ -278,7 +233,7 @@ def check_interaction_list(src, tgt, num_multipoles, num_locals, *, cls=None, nu
     pairs = sa.shape[0]
     if ta.shape[0] != pairs:
         raise ValueError(f"wham.{f}: src has {pairs} pairs, tgt {ta.shape[0]}")
-    _int(f, "num_pairs", pairs, 0, 0x7fffffff * 32)
+    _int(f, "num_pairs", pairs, 0, MAX_PAIRS)
     nm = _int(f, "num_multipoles", num_multipoles, 0, MAX_ROWS)
     nl = _int(f, "num_locals", num_locals, 0, MAX_ROWS)
     cptr, nc = None, 0

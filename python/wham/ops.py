@@ -17,164 +17,14 @@ is on and an argument requires grad: autograd cannot see such a write.
 """
 
 import math
-import operator
 
 from . import _arrays
-from ._arrays import inspect, check_dtype, check_aligned, check_writable, check_same_device
+from ._arrays import inspect, check_dtype, check_aligned, check_writable
+from ._common import (FWHT_PATHS, IQP_VARIANTS, IQP_PATHS, HADAMARD_MATRICES, HADAMARD_ORDERS,
+                      _FLOATS, _COMPLEX, _HALVES, _SUFFIX, _choice, _int, dtype_name, _output,
+                      _is_torch, _torch_route, _index, _row, _bump_version, _into)
 from ._frameworks import Launch
 from ._lib import call
-
-FWHT_PATHS = {"automatic": 0, "fused": 1, "kronecker": 2, "baseline": 3}
-IQP_VARIANTS = {"iqp": 0, "iqp_z": 1}
-IQP_PATHS = {"automatic": 0, "fused": 1, "kronecker": 2, "baseline": 3, "product": 4}
-M2L_PATHS = {"automatic": 0, "thread": 1, "warp": 2, "split": 3, "direct": 4, "tensor": 5}
-ACCUMULATE_METHODS = {"automatic": 0, "atomic": 1, "deterministic": 2}
-M2L_MAX_ORDER = {"float32": 16, "float64": 20}
-MAX_CLASSES = 1024
-MAX_ROWS = 1 << 31
-
-_FLOATS = ("float32", "float64")
-_COMPLEX = ("complex64", "complex128")
-_HALVES = ("float16", "bfloat16")
-_SUFFIX = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
-           "float16": "f16", "bfloat16": "bf16"}
-HADAMARD_MATRICES = {"fast_hadamard_transform": 0, "quarot": 1}
-HADAMARD_ORDERS = (12, 20, 28, 40)
-
-
-def _choice(function, name, value, table):
-    key = value.lower() if isinstance(value, str) else None
-    if key in table:
-        return table[key]
-    raise ValueError(f"wham.{function}: {name} = {value!r} is invalid (valid: "
-                     + ", ".join(repr(k) for k in table) + ")")
-
-
-def _int(function, name, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = value.__index__()
-        except AttributeError:
-            raise TypeError(f"wham.{function}: {name} must be an integer; got {value!r}") from None
-    if not lo <= value <= hi:
-        raise ValueError(f"wham.{function}: {name} = {value} is invalid (valid: {lo}..{hi})")
-    return value
-
-
-def dtype_name(dtype):
-    """'complex64', ... from a string, a NumPy/CuPy/JAX dtype or scalar type, or a torch.dtype."""
-    if isinstance(dtype, str):
-        return dtype
-    text = str(dtype)
-    if text.startswith("torch."):
-        return text[6:]
-    name = getattr(dtype, "name", None)  # numpy.dtype
-    if isinstance(name, str):
-        return name
-    import numpy
-    return numpy.dtype(dtype).name
-
-
-def _output(function, launch, out, shape, dtype, inputs):
-    """The output `Array`: `out` checked (shape, dtype, writable, no overlap), or a new one."""
-    if out is None:
-        return launch.empty(function, "out", shape, dtype)
-    o = inspect(out, function, "out", launch.stream)
-    check_dtype(function, o, (dtype,))
-    if tuple(o.shape) != tuple(shape):
-        raise ValueError(f"wham.{function}: out has shape {tuple(o.shape)}; expected {tuple(shape)}")
-    check_writable(function, o)
-    check_aligned(function, o)
-    check_same_device(function, inputs + [o])
-    for a in inputs:
-        if _arrays.overlap(o, a):
-            raise ValueError(f"wham.{function}: out overlaps {a.name}; pass a separate buffer")
-    return o
-
-
-# ---- PyTorch: routing, out= and version counters -------------------------------------------
-
-# torch.Tensor once wham.torch_ops is imported: then the test below is an isinstance, which
-# torch.compile traces without reading type names.
-_torch_tensor = None
-
-
-def _is_torch(x):
-    if _torch_tensor is not None:
-        return isinstance(x, _torch_tensor)
-    return _arrays.framework_of(x) == "torch"
-
-
-def _torch_route(function, inputs, written=None, written_name="out", differentiable=True):
-    """For PyTorch tensors: the torch module when the call must go through torch.ops.wham
-    (torch.compile is tracing, or autograd needs the result), else None (run directly).
-    Refuses a write into `written` that autograd would not see, as PyTorch's out= ops do."""
-    try:
-        import torch
-    except ImportError:  # a tensor-like object that only names torch as its module
-        return None
-    grad = torch.is_grad_enabled()
-    if grad and written is not None:
-        for t in tuple(inputs) + (written,):
-            if getattr(t, "requires_grad", False):
-                raise RuntimeError(
-                    f"wham.{function}: the write into {written_name} does not support automatic "
-                    "differentiation, but an argument requires grad (PyTorch's out= functions "
-                    "refuse this too); "
-                    + ("call it without out= (then it is differentiable) or under "
-                       "torch.no_grad()" if differentiable else
-                       "it is not differentiable: call it under torch.no_grad() or with "
-                       "detached tensors"))
-    if torch.compiler.is_compiling():
-        return _registered(torch)
-    if differentiable and grad and written is None:
-        for t in inputs:
-            if getattr(t, "requires_grad", False):
-                return _registered(torch)
-    return None
-
-
-def _registered(torch):
-    """torch, once torch.ops.wham.* are registered (wham/torch_ops.py)."""
-    from . import torch_ops  # noqa: F401
-    return torch
-
-
-def _index(value):
-    """An optional integer option as the int a registered operator takes (None stays None)."""
-    return None if value is None else operator.index(value)
-
-
-def _row(x):
-    """The row length of a tensor (0 for a 0-d one, which the operators refuse)."""
-    return x.shape[-1] if len(x.shape) else 0
-
-
-def _bump_version(t):
-    """Tells autograd that `t` was written in place (through its data pointer), so that a
-    backward that saved it raises instead of using the new values."""
-    try:
-        import torch
-    except ImportError:
-        return
-    # Only tensors carry a version counter: a DLPack producer or a tensor-like object that
-    # wraps one has none to move. Inference tensors have none either.
-    if not isinstance(t, torch.Tensor) or t.is_inference():
-        return
-    increment = getattr(torch.autograd.graph, "increment_version", None)
-    if increment is not None:
-        increment(t)
-    else:
-        torch._C._increment_version(t)
-
-
-def _into(result, out):
-    """`result` (from torch.ops.wham) copied into `out` when given; the traced form of out=."""
-    if out is None:
-        return result
-    out.copy_(result)
-    return out
-
 
 # ---- sizes -----------------------------------------------------------------------------
 
@@ -197,18 +47,6 @@ def _qubits_from_params(function, count, variant):
         return count if 1 <= count <= 30 else None
     n = (math.isqrt(8 * count + 1) - 1) // 2  # n(n+1)/2 = count
     return n if 1 <= n <= 30 and n * (n + 1) // 2 == count else None
-
-
-def _order_from_coeffs(function, name, count, p, real):
-    q = math.isqrt(count) - 1
-    if count < 1 or (q + 1) * (q + 1) != count:
-        raise ValueError(f"wham.{function}: the last dimension of {name} is {count}, not a "
-                         "coefficient count (p+1)^2")
-    if p is not None and _int(function, "p", p, 0, 46339) != q:
-        raise ValueError(f"wham.{function}: p = {p} needs {(p + 1) ** 2} coefficients a row; "
-                         f"{name} has {count}")
-    _int(function, "p", q, 0, M2L_MAX_ORDER[real])
-    return q
 
 
 # ---- Walsh-Hadamard transform -------------------------------------------------------------

@@ -3,7 +3,7 @@ Needs PyTorch 2.4 or newer (torch.library.custom_op). `wham` imports this module
 first time a PyTorch call needs it (autograd, or torch.compile tracing).
 
 There is one Python face: `wham.torch_ops.fwht` IS `wham.fwht` (likewise hadamard,
-iqp_encode, m2l and the accumulate forms). Given PyTorch tensors it runs directly on the
+iqp_encode, m2l and its accumulate forms, m2m, l2l, their accumulate forms, p2m, l2p, p2p). Given PyTorch tensors it runs directly on the
 library when nothing needs more, and through torch.ops.wham.* when autograd needs the result
 or torch.compile is tracing, so `torch.compile(wham.fwht, fullgraph=True)` works.
 
@@ -11,18 +11,22 @@ torch.ops.wham.* are the low-level registered operators. They take the same argu
 same order under the same names, options keyword-only, with three differences:
 - no `out=` (a registered operator returns new tensors or mutates declared arguments);
 - `scale` is a float (the public functions turn "orthonormal" into 1/sqrt(n));
-- the accumulate forms (m2l_accumulate, _centers, _classes) return None: an operator that
-  mutates `locals` may not also return it; the public functions return `locals`.
+- the operators that add into an argument (m2l_accumulate, _centers, _classes,
+  m2m_accumulate, l2l_accumulate, l2p, p2p) return None: an operator that mutates an
+  argument may not also return it; the public functions return what they added into
+  (locals, parents, children; l2p and p2p: (potential, gradient));
+- p2m's order p must be given (the public function also reads it from out=).
 
 Autograd: fwht is its own adjoint (the gradient is the same transform of the incoming
 gradient, same scale); hadamard's gradient is the transposed call (H_m need not be
-symmetric); iqp_encode is differentiable in its parameters (see `_iqp_backward`). m2l and
-the accumulate forms are not differentiable.
+symmetric); iqp_encode is differentiable in its parameters (see `_iqp_backward`). The FMM
+operators (m2l, m2m, l2l, p2m, l2p, p2p and the accumulate forms) are not differentiable.
 
-The accumulate operators are CompositeImplicitAutograd: on real tensors in eager mode they
-add into `locals` in place on the library; under tracing (torch.compile, FakeTensor,
-functionalization) they become `locals.copy_(wham::m2l_accumulate*_functional(...))`, an
-out-of-place operator and a copy, which Inductor compiles. (A mutating custom operator on
+The mutating operators are CompositeImplicitAutograd: on real tensors in eager mode they
+add into their target in place on the library; under tracing (torch.compile, FakeTensor,
+functionalization) they become `locals.copy_(wham::m2l_accumulate*_functional(...))` (for
+l2p and p2p a copy into potential and one into gradient), an out-of-place operator and a
+copy, which Inductor compiles. (A mutating custom operator on
 complex tensors reaches Inductor as auto_functionalized_v2, which Inductor leaves in place
 for complex inputs and then fails on.)
 """
@@ -31,33 +35,16 @@ from typing import Optional
 
 import torch
 
-from . import _m2l as m2l_ops, ops
+from . import _common, ops
+from . import _torch_fmm  # noqa: F401  (registers the FMM operators)
+from ._torch_common import Tensor, _contiguous, _check_dtype, _static
 from .ops import fwht, hadamard, iqp_encode
 from ._m2l import m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes
+from ._fmm_ops import m2m, l2l, m2m_accumulate, l2l_accumulate, p2m, l2p, p2p
 
-Tensor = torch.Tensor
-ops._torch_tensor = torch.Tensor
+_common._torch_tensor = torch.Tensor
 
 _TRANSFORM_DTYPES = ops._FLOATS + ops._COMPLEX + ops._HALVES
-
-
-def _contiguous(t):
-    """t as the memory wham reads: lazy conjugate/negative views materialised (the library
-    reads the data pointer, which such views do not change), C-contiguous."""
-    t = t.resolve_conj().resolve_neg()
-    return t if t.is_contiguous() else t.contiguous()
-
-
-def _check_dtype(function, name, t, allowed):
-    dtype = str(t.dtype)[6:]
-    if dtype not in allowed:
-        raise TypeError(f"wham.{function}: {name} has dtype {dtype}; expected "
-                        + " or ".join(allowed))
-
-
-def _static(n):
-    """n when it is a plain int (not a symbolic size under dynamic shapes), else None."""
-    return n if isinstance(n, int) else None
 
 
 # ---- fwht -----------------------------------------------------------------------------
@@ -207,143 +194,6 @@ def _iqp_backward(ctx, grad):
 _iqp_encode_op.register_autograd(_iqp_backward, setup_context=_iqp_setup)
 
 
-# ---- m2l --------------------------------------------------------------------------------
-
-@torch.library.custom_op("wham::m2l", mutates_args=())
-def _m2l_op(multipoles: Tensor, deltas: Tensor, *, p: Optional[int] = None,
-         path: str = "automatic") -> Tensor:
-    return m2l_ops._m2l(_contiguous(multipoles), _contiguous(deltas), p, path, None)
-
-
-@_m2l_op.register_fake
-def _(multipoles, deltas, *, p=None, path="automatic"):
-    _check_dtype("m2l", "multipoles", multipoles, ops._COMPLEX)
-    return torch.empty_like(multipoles, memory_format=torch.contiguous_format)
-
-
-# ---- the accumulate forms ------------------------------------------------------------------
-# Each is an out-of-place custom operator (what traced graphs hold) and a mutating
-# CompositeImplicitAutograd operator, the public torch.ops.wham.m2l_accumulate*.
-
-@torch.library.custom_op("wham::m2l_accumulate_functional", mutates_args=())
-def _m2l_accumulate_functional(multipoles: Tensor, deltas: Tensor, src: Tensor, tgt: Tensor,
-                               locals: Tensor, *, p: Optional[int] = None,
-                               method: str = "automatic") -> Tensor:
-    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate(_contiguous(multipoles), _contiguous(deltas), _contiguous(src),
-                            _contiguous(tgt), out, p, method)
-    return out
-
-
-@torch.library.custom_op("wham::m2l_accumulate_centers_functional", mutates_args=())
-def _m2l_accumulate_centers_functional(multipoles: Tensor, centers: Tensor, src: Tensor,
-                                       tgt: Tensor, locals: Tensor, *, p: Optional[int] = None,
-                                       method: str = "automatic") -> Tensor:
-    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate_centers(_contiguous(multipoles), _contiguous(centers),
-                                    _contiguous(src), _contiguous(tgt), out, p, method)
-    return out
-
-
-@torch.library.custom_op("wham::m2l_accumulate_classes_functional", mutates_args=())
-def _m2l_accumulate_classes_functional(multipoles: Tensor, class_deltas: Tensor, cls: Tensor,
-                                       src: Tensor, tgt: Tensor, locals: Tensor, *,
-                                       p: Optional[int] = None, method: str = "automatic",
-                                       grouped: bool = False) -> Tensor:
-    out = _contiguous(locals).clone(memory_format=torch.contiguous_format)
-    m2l_ops._m2l_accumulate_classes(_contiguous(multipoles), _contiguous(class_deltas),
-                                    _contiguous(cls), _contiguous(src), _contiguous(tgt), out, p,
-                                    method, grouped)
-    return out
-
-
-def _fake_like_locals(locals):
-    _check_dtype("m2l_accumulate", "locals", locals, ops._COMPLEX)
-    return torch.empty_like(locals, memory_format=torch.contiguous_format)
-
-
-@_m2l_accumulate_functional.register_fake
-def _(multipoles, deltas, src, tgt, locals, *, p=None, method="automatic"):
-    return _fake_like_locals(locals)
-
-
-@_m2l_accumulate_centers_functional.register_fake
-def _(multipoles, centers, src, tgt, locals, *, p=None, method="automatic"):
-    return _fake_like_locals(locals)
-
-
-@_m2l_accumulate_classes_functional.register_fake
-def _(multipoles, class_deltas, cls, src, tgt, locals, *, p=None, method="automatic",
-      grouped=False):
-    return _fake_like_locals(locals)
-
-
-def _eager(tensors):
-    """Plain tensors and no tracing mode: the accumulate operators may write through the
-    data pointer. Anything else (FakeTensor, FunctionalTensor, a proxy or schema-check
-    mode) gets the out-of-place operator and a copy_, which every tracer understands."""
-    for t in tensors:
-        if type(t) is not torch.Tensor and type(t) is not torch.nn.Parameter:
-            return False
-    depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
-    return depth is None or depth() == 0
-
-
-_library = torch.library.Library("wham", "FRAGMENT")
-
-_ACCUMULATE_SCHEMAS = {
-    "m2l_accumulate": "Tensor multipoles, Tensor deltas, Tensor src, Tensor tgt, "
-                      "Tensor(a!) locals, *, int? p=None, str method=\"automatic\"",
-    "m2l_accumulate_centers": "Tensor multipoles, Tensor centers, Tensor src, Tensor tgt, "
-                              "Tensor(a!) locals, *, int? p=None, str method=\"automatic\"",
-    "m2l_accumulate_classes": "Tensor multipoles, Tensor class_deltas, Tensor cls, Tensor src, "
-                              "Tensor tgt, Tensor(a!) locals, *, int? p=None, "
-                              "str method=\"automatic\", bool grouped=False",
-}
-for _name, _arguments in _ACCUMULATE_SCHEMAS.items():
-    _library.define(f"{_name}({_arguments}) -> ()")
-
-
-def _accumulate_kernel(name, direct, functional):
-    def kernel(*args, **options):
-        *inputs, locals = args
-        if _eager(args):
-            ops._torch_route(name, inputs, locals, "locals", differentiable=False)
-            direct(*args, **options)
-            ops._bump_version(locals)
-        else:
-            locals.copy_(functional(*args, **options))
-    kernel.__name__ = name
-    return kernel
-
-
-def _direct(function):
-    # The library call, given the options the registered operator passes as keywords.
-    def call(*args, p=None, method="automatic"):
-        return function(*args, p, method)
-    return call
-
-
-_library.impl("m2l_accumulate",
-              _accumulate_kernel("m2l_accumulate", _direct(m2l_ops._m2l_accumulate),
-                                 _m2l_accumulate_functional),
-              "CompositeImplicitAutograd")
-_library.impl("m2l_accumulate_centers",
-              _accumulate_kernel("m2l_accumulate_centers",
-                                 _direct(m2l_ops._m2l_accumulate_centers),
-                                 _m2l_accumulate_centers_functional),
-              "CompositeImplicitAutograd")
-
-
-def _classes_direct(*args, p=None, method="automatic", grouped=False):
-    return m2l_ops._m2l_accumulate_classes(*args, p, method, grouped)
-
-
-_library.impl("m2l_accumulate_classes",
-              _accumulate_kernel("m2l_accumulate_classes", _classes_direct,
-                                 _m2l_accumulate_classes_functional),
-              "CompositeImplicitAutograd")
-
-
 __all__ = ["fwht", "hadamard", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accumulate_centers",
-           "m2l_accumulate_classes"]
+           "m2l_accumulate_classes", "m2m", "l2l", "m2m_accumulate", "l2l_accumulate", "p2m",
+           "l2p", "p2p"]

@@ -162,3 +162,67 @@ wham_status wham_check_interaction_list(const int32_t* src, const int32_t* tgt,
            P(stream));
   return done();
 }
+
+/* The FMM's other operators (translations and particles); left out with
+ * -DWHAM_STUB_WITHOUT_FMM, a library of the same version that lacks them. */
+#ifndef WHAM_STUB_WITHOUT_FMM
+#define TRANSLATE(name, C, T)                                                                  \
+  wham_status name(const C* in, const T* d, C* out, int32_t p, int64_t pairs, int32_t path,    \
+                   wham_stream stream) {                                                       \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %llx %d %lld %d %llx", P(in), P(d),      \
+             P(out), p, (long long)pairs, path, P(stream));                                    \
+    return done();                                                                             \
+  }
+TRANSLATE(wham_m2m_f32, wham_complex64, float)
+TRANSLATE(wham_m2m_f64, wham_complex128, double)
+TRANSLATE(wham_l2l_f32, wham_complex64, float)
+TRANSLATE(wham_l2l_f64, wham_complex128, double)
+
+#define TRANSLATE_ACC(name, C, T)                                                              \
+  wham_status name(const C* in, const T* d, const int32_t* src, const int32_t* tgt, C* out,    \
+                   int32_t p, int64_t pairs, int64_t n_in, int64_t n_out, int32_t path,        \
+                   wham_stream stream) {                                                       \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %llx %llx %llx %d %lld %lld %lld %d %llx", \
+             P(in), P(d), P(src), P(tgt), P(out), p, (long long)pairs, (long long)n_in,        \
+             (long long)n_out, path, P(stream));                                               \
+    return done();                                                                             \
+  }
+TRANSLATE_ACC(wham_m2m_accumulate_f32, wham_complex64, float)
+TRANSLATE_ACC(wham_m2m_accumulate_f64, wham_complex128, double)
+TRANSLATE_ACC(wham_l2l_accumulate_f32, wham_complex64, float)
+TRANSLATE_ACC(wham_l2l_accumulate_f64, wham_complex128, double)
+
+#define P2M(name, C, T)                                                                        \
+  wham_status name(const T* x, const T* q, int64_t np, const int64_t* off, const T* ctr,       \
+                   int64_t nc, C* m, int32_t p, wham_stream stream) {                          \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %lld %llx %llx %lld %llx %d %llx", P(x), \
+             P(q), (long long)np, P(off), P(ctr), (long long)nc, P(m), p, P(stream));          \
+    return done();                                                                             \
+  }
+P2M(wham_p2m_f32, wham_complex64, float)
+P2M(wham_p2m_f64, wham_complex128, double)
+
+#define L2P(name, C, T)                                                                        \
+  wham_status name(const C* l, const T* ctr, const int64_t* off, int64_t nc, const T* x,       \
+                   int64_t np, T* phi, T* grad, int32_t p, wham_stream stream) {               \
+    snprintf(g_call, sizeof g_call, #name " %llx %llx %llx %lld %llx %lld %llx %llx %d %llx",  \
+             P(l), P(ctr), P(off), (long long)nc, P(x), (long long)np, P(phi), P(grad), p,     \
+             P(stream));                                                                       \
+    return done();                                                                             \
+  }
+L2P(wham_l2p_f32, wham_complex64, float)
+L2P(wham_l2p_f64, wham_complex128, double)
+
+#define P2P(name, T)                                                                           \
+  wham_status name(const T* x, const T* q, int64_t np, const int64_t* off, int64_t nc,         \
+                   const int64_t* near_off, const int32_t* near, int64_t nn, T* phi, T* grad,  \
+                   wham_stream stream) {                                                       \
+    snprintf(g_call, sizeof g_call,                                                            \
+             #name " %llx %llx %lld %llx %lld %llx %llx %lld %llx %llx %llx", P(x), P(q),      \
+             (long long)np, P(off), (long long)nc, P(near_off), P(near), (long long)nn,        \
+             P(phi), P(grad), P(stream));                                                      \
+    return done();                                                                             \
+  }
+P2P(wham_p2p_f32, float)
+P2P(wham_p2p_f64, double)
+#endif
