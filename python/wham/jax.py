@@ -16,9 +16,11 @@ the target donated (donate_argnums) no copy is made.
 Batching (jax.vmap): the row operators (fwht, hadamard, iqp_encode, m2l, m2m, l2l) fold the
 mapped axis into their rows (vmap_method "broadcast_all": an unmapped argument of m2l, m2m
 or l2l is broadcast along it); the operators over index lists and cells (the accumulate
-forms, p2m, l2p, p2p) run once per mapped element (vmap_method "sequential"). The row
-operators are also registered as batch-partitionable: under jax.jit with inputs sharded
-along a leading axis, each device transforms its own rows.
+forms, p2m, l2p, p2p) run once per mapped element (vmap_method "sequential").
+
+Sharding: inside jax.shard_map each device calls the handler on its own shard. Under plain
+jax.jit, XLA's partitioner cannot split a custom call: sharded operands are gathered onto
+each device first (correct, not parallel); use shard_map to keep the work per device.
 
 float64, complex128 (and int64 offsets) need JAX's 64-bit types
 (jax.config.update("jax_enable_x64", True)); without them a 64-bit NumPy input or a 64-bit
@@ -60,8 +62,6 @@ _TARGETS = ("fwht", "hadamard", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accu
             "m2l_accumulate_classes", "m2l_accumulate_class_groups", "m2m", "l2l",
             "m2m_accumulate", "l2l_accumulate", "p2m", "l2p", "l2p_potential", "p2p",
             "p2p_potential")
-# Row operators: a leading (batch) axis may be split across devices.
-_BATCH_PARTITIONABLE = ("fwht", "hadamard", "iqp_encode", "m2l", "m2m", "l2l")
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NAME = "libwham_jax.so"
@@ -124,10 +124,6 @@ def _register(lib):
     for name in _TARGETS:
         jax.ffi.register_ffi_target("wham_" + name, jax.ffi.pycapsule(getattr(lib, "wham_jax_" + name)),
                                     platform="CUDA")
-    partitionable = getattr(jax.ffi, "register_ffi_target_as_batch_partitionable", None)
-    if partitionable is not None:
-        for name in _BATCH_PARTITIONABLE:
-            partitionable("wham_" + name)
 
 
 def library_path():
