@@ -30,8 +30,8 @@ inline constexpr ffi::Traits kTraits = ffi::Traits::kCmdBufferCompatible;
 inline ffi::Error status_error(wham_status status) {
   if (status == WHAM_SUCCESS) return ffi::Error::Success();
   const char* message = wham_last_error();
-  std::string text = (message != nullptr && *message != '\0') ? message
-                                                               : wham_status_string(status);
+  std::string text =
+      (message != nullptr && *message != '\0') ? message : wham_status_string(status);
   switch (status) {
     case WHAM_ERROR_INVALID_ARGUMENT:
       return ffi::Error(ffi::ErrorCode::kInvalidArgument, std::move(text));
@@ -51,15 +51,24 @@ inline ffi::Error invalid(const char* op, const std::string& what) {
 
 inline std::string dtype_text(ffi::DataType t) {
   switch (t) {
-    case ffi::DataType::F16: return "float16";
-    case ffi::DataType::BF16: return "bfloat16";
-    case ffi::DataType::F32: return "float32";
-    case ffi::DataType::F64: return "float64";
-    case ffi::DataType::C64: return "complex64";
-    case ffi::DataType::C128: return "complex128";
-    case ffi::DataType::S32: return "int32";
-    case ffi::DataType::S64: return "int64";
-    default: return "XLA_FFI_DataType " + std::to_string(static_cast<int>(t));
+    case ffi::DataType::F16:
+      return "float16";
+    case ffi::DataType::BF16:
+      return "bfloat16";
+    case ffi::DataType::F32:
+      return "float32";
+    case ffi::DataType::F64:
+      return "float64";
+    case ffi::DataType::C64:
+      return "complex64";
+    case ffi::DataType::C128:
+      return "complex128";
+    case ffi::DataType::S32:
+      return "int32";
+    case ffi::DataType::S64:
+      return "int64";
+    default:
+      return "XLA_FFI_DataType " + std::to_string(static_cast<int>(t));
   }
 }
 
@@ -134,9 +143,9 @@ inline ffi::Error offsets_of(const char* op, const char* name, const ffi::AnyBuf
   return ffi::Error::Success();
 }
 
-#define WHAM_JAX_TRY(expr)                         \
-  do {                                             \
-    ::xla::ffi::Error wham_jax_error_ = (expr);    \
+#define WHAM_JAX_TRY(expr)                                 \
+  do {                                                     \
+    ::xla::ffi::Error wham_jax_error_ = (expr);            \
     if (wham_jax_error_.failure()) return wham_jax_error_; \
   } while (0)
 

@@ -11,23 +11,20 @@
 extern "C" {
 #endif
 
-wham_status wham_m2m_f32(const wham_complex64* multipoles, const float* deltas,
-                         wham_complex64* out, int32_t p, int64_t num_pairs, int32_t path,
-                         wham_stream stream);
+wham_status wham_m2m_f32(const wham_complex64* multipoles, const float* deltas, wham_complex64* out,
+                         int32_t p, int64_t num_pairs, int32_t path, wham_stream stream);
 wham_status wham_m2m_f64(const wham_complex128* multipoles, const double* deltas,
                          wham_complex128* out, int32_t p, int64_t num_pairs, int32_t path,
                          wham_stream stream);
 wham_status wham_l2l_f32(const wham_complex64* locals, const float* deltas, wham_complex64* out,
                          int32_t p, int64_t num_pairs, int32_t path, wham_stream stream);
-wham_status wham_l2l_f64(const wham_complex128* locals, const double* deltas,
-                         wham_complex128* out, int32_t p, int64_t num_pairs, int32_t path,
-                         wham_stream stream);
+wham_status wham_l2l_f64(const wham_complex128* locals, const double* deltas, wham_complex128* out,
+                         int32_t p, int64_t num_pairs, int32_t path, wham_stream stream);
 
 wham_status wham_m2m_accumulate_f32(const wham_complex64* multipoles, const float* deltas,
-                                    const int32_t* src, const int32_t* tgt,
-                                    wham_complex64* parents, int32_t p, int64_t num_pairs,
-                                    int64_t num_multipoles, int64_t num_parents, int32_t path,
-                                    wham_stream stream);
+                                    const int32_t* src, const int32_t* tgt, wham_complex64* parents,
+                                    int32_t p, int64_t num_pairs, int64_t num_multipoles,
+                                    int64_t num_parents, int32_t path, wham_stream stream);
 wham_status wham_m2m_accumulate_f64(const wham_complex128* multipoles, const double* deltas,
                                     const int32_t* src, const int32_t* tgt,
                                     wham_complex128* parents, int32_t p, int64_t num_pairs,

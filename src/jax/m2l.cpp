@@ -22,8 +22,7 @@ Error real_of(const char* op, const AnyBuffer& multipoles, DataType* real) {
       *real = DataType::F64;
       return Error::Success();
     default:
-      return invalid(op, "multipoles has element type " +
-                             dtype_text(multipoles.element_type()) +
+      return invalid(op, "multipoles has element type " + dtype_text(multipoles.element_type()) +
                              " (valid: complex64, complex128)");
   }
 }
@@ -103,8 +102,8 @@ Pointers<C, R> pointers(const AnyBuffer& multipoles, const AnyBuffer& geometry,
 
 // locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]).
 Error m2l_accumulate(wham_stream stream, AnyBuffer multipoles, AnyBuffer deltas, AnyBuffer src,
-                     AnyBuffer tgt, AnyBuffer locals_in, Result<AnyBuffer> locals,
-                     std::int64_t p, std::int64_t method) {
+                     AnyBuffer tgt, AnyBuffer locals_in, Result<AnyBuffer> locals, std::int64_t p,
+                     std::int64_t method) {
   constexpr const char* op = "m2l_accumulate";
   List l;
   WHAM_JAX_TRY(list_of(op, multipoles, src, tgt, locals_in, *locals, p, &l));
@@ -115,12 +114,12 @@ Error m2l_accumulate(wham_stream stream, AnyBuffer multipoles, AnyBuffer deltas,
   if (l.real == DataType::F32) {
     auto a = pointers<wham_complex64, float>(multipoles, deltas, src, tgt, *locals);
     return status_error(wham_m2l_accumulate_f32(a.multipoles, a.geometry, a.src, a.tgt, a.locals,
-                                                p32, l.pairs, l.num_multipoles, l.num_locals,
-                                                m32, stream));
+                                                p32, l.pairs, l.num_multipoles, l.num_locals, m32,
+                                                stream));
   }
   auto a = pointers<wham_complex128, double>(multipoles, deltas, src, tgt, *locals);
-  return status_error(wham_m2l_accumulate_f64(a.multipoles, a.geometry, a.src, a.tgt, a.locals,
-                                              p32, l.pairs, l.num_multipoles, l.num_locals, m32,
+  return status_error(wham_m2l_accumulate_f64(a.multipoles, a.geometry, a.src, a.tgt, a.locals, p32,
+                                              l.pairs, l.num_multipoles, l.num_locals, m32,
                                               stream));
 }
 
@@ -154,8 +153,8 @@ Error m2l_accumulate_centers(wham_stream stream, AnyBuffer multipoles, AnyBuffer
 }
 
 /// class_deltas [num_classes][3] and cls [num_pairs], checked.
-Error classes_of(const char* op, const AnyBuffer& class_deltas, const AnyBuffer& cls,
-                 const List& l, std::int64_t* num_classes) {
+Error classes_of(const char* op, const AnyBuffer& class_deltas, const AnyBuffer& cls, const List& l,
+                 std::int64_t* num_classes) {
   WHAM_JAX_TRY(expect_type(op, "class_deltas", class_deltas, l.real));
   WHAM_JAX_TRY(rows_of(op, "class_deltas", class_deltas, 3, num_classes));
   WHAM_JAX_TRY(expect_type(op, "cls", cls, DataType::S32));
@@ -180,29 +179,26 @@ Error m2l_accumulate_classes(wham_stream stream, AnyBuffer multipoles, AnyBuffer
   const auto* k = static_cast<const std::int32_t*>(cls.untyped_data());
   if (l.real == DataType::F32) {
     auto a = pointers<wham_complex64, float>(multipoles, class_deltas, src, tgt, *locals);
-    return status_error(
-        grouped ? wham_m2l_accumulate_class_groups_f32(a.multipoles, a.geometry, k, a.src, a.tgt,
-                                                       a.locals, p32, l.pairs, c32,
-                                                       l.num_multipoles, l.num_locals, stream)
-                : wham_m2l_accumulate_classes_f32(a.multipoles, a.geometry, k, a.src, a.tgt,
-                                                  a.locals, p32, l.pairs, c32, l.num_multipoles,
-                                                  l.num_locals, m32, stream));
+    return status_error(grouped ? wham_m2l_accumulate_class_groups_f32(
+                                      a.multipoles, a.geometry, k, a.src, a.tgt, a.locals, p32,
+                                      l.pairs, c32, l.num_multipoles, l.num_locals, stream)
+                                : wham_m2l_accumulate_classes_f32(
+                                      a.multipoles, a.geometry, k, a.src, a.tgt, a.locals, p32,
+                                      l.pairs, c32, l.num_multipoles, l.num_locals, m32, stream));
   }
   auto a = pointers<wham_complex128, double>(multipoles, class_deltas, src, tgt, *locals);
-  return status_error(
-      grouped ? wham_m2l_accumulate_class_groups_f64(a.multipoles, a.geometry, k, a.src, a.tgt,
-                                                     a.locals, p32, l.pairs, c32,
-                                                     l.num_multipoles, l.num_locals, stream)
-              : wham_m2l_accumulate_classes_f64(a.multipoles, a.geometry, k, a.src, a.tgt,
-                                                a.locals, p32, l.pairs, c32, l.num_multipoles,
-                                                l.num_locals, m32, stream));
+  return status_error(grouped ? wham_m2l_accumulate_class_groups_f64(
+                                    a.multipoles, a.geometry, k, a.src, a.tgt, a.locals, p32,
+                                    l.pairs, c32, l.num_multipoles, l.num_locals, stream)
+                              : wham_m2l_accumulate_classes_f64(
+                                    a.multipoles, a.geometry, k, a.src, a.tgt, a.locals, p32,
+                                    l.pairs, c32, l.num_multipoles, l.num_locals, m32, stream));
 }
 
 // class_groups takes no method: its binding has none, and this passes the atomic one.
-Error m2l_accumulate_class_groups(wham_stream stream, AnyBuffer multipoles,
-                                  AnyBuffer class_deltas, AnyBuffer cls, AnyBuffer src,
-                                  AnyBuffer tgt, AnyBuffer locals_in, Result<AnyBuffer> locals,
-                                  std::int64_t p) {
+Error m2l_accumulate_class_groups(wham_stream stream, AnyBuffer multipoles, AnyBuffer class_deltas,
+                                  AnyBuffer cls, AnyBuffer src, AnyBuffer tgt, AnyBuffer locals_in,
+                                  Result<AnyBuffer> locals, std::int64_t p) {
   return m2l_accumulate_classes<true>(stream, multipoles, class_deltas, cls, src, tgt, locals_in,
                                       locals, p, WHAM_ACCUMULATE_ATOMIC);
 }

@@ -58,17 +58,17 @@ Error p2m(wham_stream stream, AnyBuffer points, AnyBuffer charges, AnyBuffer cel
   }
   const auto p32 = static_cast<std::int32_t>(p);
   if (real == DataType::F32) {
-    return status_error(wham_p2m_f32(
-        static_cast<const float*>(points.untyped_data()),
-        static_cast<const float*>(charges.untyped_data()), num_points, offsets,
-        static_cast<const float*>(centers.untyped_data()), num_cells,
-        static_cast<wham_complex64*>(multipoles->untyped_data()), p32, stream));
+    return status_error(
+        wham_p2m_f32(static_cast<const float*>(points.untyped_data()),
+                     static_cast<const float*>(charges.untyped_data()), num_points, offsets,
+                     static_cast<const float*>(centers.untyped_data()), num_cells,
+                     static_cast<wham_complex64*>(multipoles->untyped_data()), p32, stream));
   }
-  return status_error(wham_p2m_f64(
-      static_cast<const double*>(points.untyped_data()),
-      static_cast<const double*>(charges.untyped_data()), num_points, offsets,
-      static_cast<const double*>(centers.untyped_data()), num_cells,
-      static_cast<wham_complex128*>(multipoles->untyped_data()), p32, stream));
+  return status_error(
+      wham_p2m_f64(static_cast<const double*>(points.untyped_data()),
+                   static_cast<const double*>(charges.untyped_data()), num_points, offsets,
+                   static_cast<const double*>(centers.untyped_data()), num_cells,
+                   static_cast<wham_complex128*>(multipoles->untyped_data()), p32, stream));
 }
 
 /// potential (and gradient, where given) checked against num_points and their aliases.
@@ -113,32 +113,29 @@ Error l2p(const char* op, wham_stream stream, const AnyBuffer& locals, const Any
   WHAM_JAX_TRY(fields_of(op, real, num_points, potential_in, potential, gradient_in, gradient));
   const auto p32 = static_cast<std::int32_t>(p);
   if (real == DataType::F32) {
-    return status_error(wham_l2p_f32(
-        static_cast<const wham_complex64*>(locals.untyped_data()),
-        static_cast<const float*>(centers.untyped_data()), offsets, num_cells,
-        static_cast<const float*>(points.untyped_data()), num_points,
-        static_cast<float*>(potential.untyped_data()), data_or_null<float>(gradient), p32,
-        stream));
+    return status_error(wham_l2p_f32(static_cast<const wham_complex64*>(locals.untyped_data()),
+                                     static_cast<const float*>(centers.untyped_data()), offsets,
+                                     num_cells, static_cast<const float*>(points.untyped_data()),
+                                     num_points, static_cast<float*>(potential.untyped_data()),
+                                     data_or_null<float>(gradient), p32, stream));
   }
-  return status_error(wham_l2p_f64(
-      static_cast<const wham_complex128*>(locals.untyped_data()),
-      static_cast<const double*>(centers.untyped_data()), offsets, num_cells,
-      static_cast<const double*>(points.untyped_data()), num_points,
-      static_cast<double*>(potential.untyped_data()), data_or_null<double>(gradient), p32,
-      stream));
+  return status_error(wham_l2p_f64(static_cast<const wham_complex128*>(locals.untyped_data()),
+                                   static_cast<const double*>(centers.untyped_data()), offsets,
+                                   num_cells, static_cast<const double*>(points.untyped_data()),
+                                   num_points, static_cast<double*>(potential.untyped_data()),
+                                   data_or_null<double>(gradient), p32, stream));
 }
 
-Error l2p_gradient(wham_stream stream, AnyBuffer locals, AnyBuffer centers,
-                   AnyBuffer cell_offsets, AnyBuffer points, AnyBuffer potential_in,
-                   AnyBuffer gradient_in, Result<AnyBuffer> potential,
-                   Result<AnyBuffer> gradient, std::int64_t p) {
+Error l2p_gradient(wham_stream stream, AnyBuffer locals, AnyBuffer centers, AnyBuffer cell_offsets,
+                   AnyBuffer points, AnyBuffer potential_in, AnyBuffer gradient_in,
+                   Result<AnyBuffer> potential, Result<AnyBuffer> gradient, std::int64_t p) {
   return l2p("l2p", stream, locals, centers, cell_offsets, points, potential_in, *potential,
              &gradient_in, &*gradient, p);
 }
 
-Error l2p_potential(wham_stream stream, AnyBuffer locals, AnyBuffer centers,
-                    AnyBuffer cell_offsets, AnyBuffer points, AnyBuffer potential_in,
-                    Result<AnyBuffer> potential, std::int64_t p) {
+Error l2p_potential(wham_stream stream, AnyBuffer locals, AnyBuffer centers, AnyBuffer cell_offsets,
+                    AnyBuffer points, AnyBuffer potential_in, Result<AnyBuffer> potential,
+                    std::int64_t p) {
   return l2p("l2p", stream, locals, centers, cell_offsets, points, potential_in, *potential,
              nullptr, nullptr, p);
 }
@@ -146,9 +143,9 @@ Error l2p_potential(wham_stream stream, AnyBuffer locals, AnyBuffer centers,
 // For each target cell t, source cell s near t, points j of t and i of s, r > 0:
 // potential[j] += q_i / r, gradient[j] += -q_i (x_j - x_i) / r^3.
 Error p2p(const char* op, wham_stream stream, const AnyBuffer& points, const AnyBuffer& charges,
-          const AnyBuffer& cell_offsets, const AnyBuffer& near_offsets,
-          const AnyBuffer& near_cells, const AnyBuffer& potential_in, const AnyBuffer& potential,
-          const AnyBuffer* gradient_in, const AnyBuffer* gradient) {
+          const AnyBuffer& cell_offsets, const AnyBuffer& near_offsets, const AnyBuffer& near_cells,
+          const AnyBuffer& potential_in, const AnyBuffer& potential, const AnyBuffer* gradient_in,
+          const AnyBuffer* gradient) {
   WHAM_JAX_TRY(real_type(op, "points", points));
   const DataType real = points.element_type();
   WHAM_JAX_TRY(expect_type(op, "charges", charges, real));
@@ -169,32 +166,31 @@ Error p2p(const char* op, wham_stream stream, const AnyBuffer& points, const Any
   WHAM_JAX_TRY(fields_of(op, real, num_points, potential_in, potential, gradient_in, gradient));
   const auto* ids = static_cast<const std::int32_t*>(near_cells.untyped_data());
   if (real == DataType::F32) {
-    return status_error(wham_p2p_f32(
-        static_cast<const float*>(points.untyped_data()),
-        static_cast<const float*>(charges.untyped_data()), num_points, offsets, num_cells, near,
-        ids, num_near, static_cast<float*>(potential.untyped_data()),
-        data_or_null<float>(gradient), stream));
+    return status_error(wham_p2p_f32(static_cast<const float*>(points.untyped_data()),
+                                     static_cast<const float*>(charges.untyped_data()), num_points,
+                                     offsets, num_cells, near, ids, num_near,
+                                     static_cast<float*>(potential.untyped_data()),
+                                     data_or_null<float>(gradient), stream));
   }
-  return status_error(wham_p2p_f64(
-      static_cast<const double*>(points.untyped_data()),
-      static_cast<const double*>(charges.untyped_data()), num_points, offsets, num_cells, near,
-      ids, num_near, static_cast<double*>(potential.untyped_data()),
-      data_or_null<double>(gradient), stream));
+  return status_error(wham_p2p_f64(static_cast<const double*>(points.untyped_data()),
+                                   static_cast<const double*>(charges.untyped_data()), num_points,
+                                   offsets, num_cells, near, ids, num_near,
+                                   static_cast<double*>(potential.untyped_data()),
+                                   data_or_null<double>(gradient), stream));
 }
 
-Error p2p_gradient(wham_stream stream, AnyBuffer points, AnyBuffer charges,
-                   AnyBuffer cell_offsets, AnyBuffer near_offsets, AnyBuffer near_cells,
-                   AnyBuffer potential_in, AnyBuffer gradient_in, Result<AnyBuffer> potential,
-                   Result<AnyBuffer> gradient) {
-  return p2p("p2p", stream, points, charges, cell_offsets, near_offsets, near_cells,
-             potential_in, *potential, &gradient_in, &*gradient);
+Error p2p_gradient(wham_stream stream, AnyBuffer points, AnyBuffer charges, AnyBuffer cell_offsets,
+                   AnyBuffer near_offsets, AnyBuffer near_cells, AnyBuffer potential_in,
+                   AnyBuffer gradient_in, Result<AnyBuffer> potential, Result<AnyBuffer> gradient) {
+  return p2p("p2p", stream, points, charges, cell_offsets, near_offsets, near_cells, potential_in,
+             *potential, &gradient_in, &*gradient);
 }
 
-Error p2p_potential(wham_stream stream, AnyBuffer points, AnyBuffer charges,
-                    AnyBuffer cell_offsets, AnyBuffer near_offsets, AnyBuffer near_cells,
-                    AnyBuffer potential_in, Result<AnyBuffer> potential) {
-  return p2p("p2p", stream, points, charges, cell_offsets, near_offsets, near_cells,
-             potential_in, *potential, nullptr, nullptr);
+Error p2p_potential(wham_stream stream, AnyBuffer points, AnyBuffer charges, AnyBuffer cell_offsets,
+                    AnyBuffer near_offsets, AnyBuffer near_cells, AnyBuffer potential_in,
+                    Result<AnyBuffer> potential) {
+  return p2p("p2p", stream, points, charges, cell_offsets, near_offsets, near_cells, potential_in,
+             *potential, nullptr, nullptr);
 }
 
 }  // namespace

@@ -107,29 +107,29 @@ Error translate_accumulate(wham_stream stream, AnyBuffer in, AnyBuffer deltas, A
 
 namespace ffi = xla::ffi;
 
-#define WHAM_JAX_TRANSLATION(symbol, t)                                         \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(symbol, wham_jax::translate<t>,                 \
-                                ffi::Ffi::Bind()                                \
-                                    .Ctx<wham_jax::Stream>()                    \
-                                    .Arg<ffi::AnyBuffer>() /* expansions */     \
-                                    .Arg<ffi::AnyBuffer>() /* deltas */         \
-                                    .Ret<ffi::AnyBuffer>() /* out */            \
-                                    .Attr<std::int64_t>("p")                    \
-                                    .Attr<std::int64_t>("path"),                \
+#define WHAM_JAX_TRANSLATION(symbol, t)                                     \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(symbol, wham_jax::translate<t>,             \
+                                ffi::Ffi::Bind()                            \
+                                    .Ctx<wham_jax::Stream>()                \
+                                    .Arg<ffi::AnyBuffer>() /* expansions */ \
+                                    .Arg<ffi::AnyBuffer>() /* deltas */     \
+                                    .Ret<ffi::AnyBuffer>() /* out */        \
+                                    .Attr<std::int64_t>("p")                \
+                                    .Attr<std::int64_t>("path"),            \
                                 {wham_jax::kTraits})
 
-#define WHAM_JAX_TRANSLATION_ACCUMULATE(symbol, t)                              \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(symbol, wham_jax::translate_accumulate<t>,      \
-                                ffi::Ffi::Bind()                                \
-                                    .Ctx<wham_jax::Stream>()                    \
-                                    .Arg<ffi::AnyBuffer>() /* expansions */     \
-                                    .Arg<ffi::AnyBuffer>() /* deltas */         \
-                                    .Arg<ffi::AnyBuffer>() /* src */            \
-                                    .Arg<ffi::AnyBuffer>() /* tgt */            \
-                                    .Arg<ffi::AnyBuffer>() /* targets */        \
+#define WHAM_JAX_TRANSLATION_ACCUMULATE(symbol, t)                               \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(symbol, wham_jax::translate_accumulate<t>,       \
+                                ffi::Ffi::Bind()                                 \
+                                    .Ctx<wham_jax::Stream>()                     \
+                                    .Arg<ffi::AnyBuffer>() /* expansions */      \
+                                    .Arg<ffi::AnyBuffer>() /* deltas */          \
+                                    .Arg<ffi::AnyBuffer>() /* src */             \
+                                    .Arg<ffi::AnyBuffer>() /* tgt */             \
+                                    .Arg<ffi::AnyBuffer>() /* targets */         \
                                     .Ret<ffi::AnyBuffer>() /* aliased targets */ \
-                                    .Attr<std::int64_t>("p")                    \
-                                    .Attr<std::int64_t>("path"),                \
+                                    .Attr<std::int64_t>("p")                     \
+                                    .Attr<std::int64_t>("path"),                 \
                                 {wham_jax::kTraits})
 
 WHAM_JAX_TRANSLATION(wham_jax_m2m, wham_jax::Translation::m2m);

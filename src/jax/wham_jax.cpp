@@ -13,8 +13,8 @@ using ffi::Result;
 
 // The rows of `x` by 2^log_n (batch 0 where log_n is out of range: wham's own check then
 // names it).
-Error fwht(wham_stream stream, AnyBuffer x, Result<AnyBuffer> out, std::int64_t log_n,
-           double scale, std::int64_t path) {
+Error fwht(wham_stream stream, AnyBuffer x, Result<AnyBuffer> out, std::int64_t log_n, double scale,
+           std::int64_t path) {
   constexpr const char* op = "fwht";
   WHAM_JAX_TRY(expect_type(op, "out", *out, x.element_type()));
   WHAM_JAX_TRY(expect_count(op, "out", *out, count(x)));
@@ -44,8 +44,8 @@ Error fwht(wham_stream stream, AnyBuffer x, Result<AnyBuffer> out, std::int64_t 
                                         path32, stream));
     case DataType::C128:
       return status_error(wham_fwht_c128(static_cast<const wham_complex128*>(i),
-                                         static_cast<wham_complex128*>(o), n, batch, scale,
-                                         path32, stream));
+                                         static_cast<wham_complex128*>(o), n, batch, scale, path32,
+                                         stream));
     case DataType::F16:
       return status_error(wham_fwht_f16(static_cast<const wham_float16*>(i),
                                         static_cast<wham_float16*>(o), n, batch, float(scale),
@@ -71,8 +71,8 @@ Error hadamard(wham_stream stream, AnyBuffer x, Result<AnyBuffer> out, std::int6
   if (m >= 1 && m <= 40 && log_k >= 0 && log_k <= 30) {
     const std::int64_t n = m << log_k;
     if (last_dim(x) != n) {
-      return invalid(op, "x's last dimension is " + std::to_string(last_dim(x)) + "; m = " +
-                             std::to_string(m) + ", log_k = " + std::to_string(log_k) +
+      return invalid(op, "x's last dimension is " + std::to_string(last_dim(x)) +
+                             "; m = " + std::to_string(m) + ", log_k = " + std::to_string(log_k) +
                              " needs " + std::to_string(n));
     }
     batch = count(x) / n;
@@ -88,9 +88,8 @@ Error hadamard(wham_stream stream, AnyBuffer x, Result<AnyBuffer> out, std::int6
       return status_error(wham_hadamard_f32(static_cast<const float*>(i), static_cast<float*>(o),
                                             m32, k32, batch, float(scale), set, t, stream));
     case DataType::F64:
-      return status_error(wham_hadamard_f64(static_cast<const double*>(i),
-                                            static_cast<double*>(o), m32, k32, batch, scale, set,
-                                            t, stream));
+      return status_error(wham_hadamard_f64(static_cast<const double*>(i), static_cast<double*>(o),
+                                            m32, k32, batch, scale, set, t, stream));
     case DataType::C64:
       return status_error(wham_hadamard_c64(static_cast<const wham_complex64*>(i),
                                             static_cast<wham_complex64*>(o), m32, k32, batch,
@@ -138,19 +137,17 @@ Error iqp_encode(wham_stream stream, AnyBuffer params, Result<AnyBuffer> states,
   switch (states->element_type()) {
     case DataType::C64: {
       auto* s = static_cast<wham_complex64*>(states->untyped_data());
-      return status_error(
-          f32 ? wham_iqp_encode_f32_c64(static_cast<const float*>(p), s, n, batch, v, path32,
-                                        stream)
-              : wham_iqp_encode_f64_c64(static_cast<const double*>(p), s, n, batch, v, path32,
-                                        stream));
+      return status_error(f32 ? wham_iqp_encode_f32_c64(static_cast<const float*>(p), s, n, batch,
+                                                        v, path32, stream)
+                              : wham_iqp_encode_f64_c64(static_cast<const double*>(p), s, n, batch,
+                                                        v, path32, stream));
     }
     case DataType::C128: {
       auto* s = static_cast<wham_complex128*>(states->untyped_data());
-      return status_error(
-          f32 ? wham_iqp_encode_f32_c128(static_cast<const float*>(p), s, n, batch, v, path32,
-                                         stream)
-              : wham_iqp_encode_f64_c128(static_cast<const double*>(p), s, n, batch, v, path32,
-                                         stream));
+      return status_error(f32 ? wham_iqp_encode_f32_c128(static_cast<const float*>(p), s, n, batch,
+                                                         v, path32, stream)
+                              : wham_iqp_encode_f64_c128(static_cast<const double*>(p), s, n, batch,
+                                                         v, path32, stream));
     }
     default:
       return invalid(op, "states has element type " + dtype_text(states->element_type()) +
