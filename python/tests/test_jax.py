@@ -36,7 +36,11 @@ def wj():
     try:
         module.library_path()
     except wham.LibraryNotFoundError as e:
-        _missing(f"libwham_jax.so not found (build target wham_jax; WHAM_JAX_LIBRARY): {e}")
+        if not any(os.path.exists(p) for p in module._candidates() if os.sep in p):
+            # an optional part, built only where JAX's headers were found at configure time
+            pytest.skip("libwham_jax.so was not built (CMake target wham_jax, where JAX is "
+                        "installed) or WHAM_JAX_LIBRARY is not set")
+        _missing(f"libwham_jax.so did not load: {e}")
     return module
 
 
