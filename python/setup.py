@@ -67,6 +67,27 @@ def find_library(environ=None):
     return None
 
 
+JAX_LIBRARY = "libwham_jax.so"
+
+
+def find_jax_library(library, environ=None):
+    """The libwham_jax.so to bundle (wham.jax's XLA handlers, CMake target wham_jax, built
+    where JAX is installed): WHAM_JAX_LIBRARY (a file or a folder), else the one beside the
+    libwham.so bundled; None when there is none."""
+    environ = os.environ if environ is None else environ
+    value = environ.get("WHAM_JAX_LIBRARY")
+    if value:
+        path = os.path.join(value, JAX_LIBRARY) if os.path.isdir(value) else value
+        if not os.path.isfile(path):
+            raise SystemExit(f"WHAM_JAX_LIBRARY={value}: no {JAX_LIBRARY} there")
+        return path
+    if library:
+        path = os.path.join(os.path.dirname(library), JAX_LIBRARY)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
 class BuildPy(build_py):
     def run(self):
         super().run()
@@ -79,6 +100,12 @@ class BuildPy(build_py):
         elif not os.path.exists(target):
             print(f"wham: no {LIBRARY} found (WHAM_LIBRARY or a CMake build directory); "
                   "the package will look for it at run time")
+        jax_lib = find_jax_library(lib)
+        if jax_lib:
+            # Loaded after libwham.so, whose soname then satisfies its dependency.
+            shutil.copy2(os.path.realpath(jax_lib), os.path.join(self.build_lib, "wham",
+                                                                 JAX_LIBRARY))
+            print(f"wham: bundled {jax_lib}")
 
 
 class BinaryDistribution(Distribution):

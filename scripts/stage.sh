@@ -49,6 +49,8 @@ if compgen -G "$build/libwham.so*" > /dev/null; then
   soname=$(readelf -d "$build/libwham.so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p' || true)
   [ -d "$stage/tests/capi" ] && ln -sf "../../${soname:-libwham.so}" "$stage/tests/capi/${soname:-libwham.so}"
 fi
+# libwham_jax.so (wham.jax's XLA handlers) where the build has it: beside libwham.so.
+[ -e "$build/libwham_jax.so" ] && cp "$build/libwham_jax.so" "$stage/"
 (cd "$here" && tar -cf - --exclude=__pycache__ --exclude=.pytest_cache python) | tar -xf - -C "$stage"
 echo "$here" > "$stage/.source_root"
 cp "$here/scripts/gpu-check.sh" "$here/scripts/summarize.py" "$here/scripts/tables.py" \

@@ -314,6 +314,13 @@ def _is_torch_tensor(x):
 
 def _inspect(x, function, name, stream, writable):
     framework = framework_of(x)
+    if framework == "jax" and any(c.__name__ == "Tracer" for c in type(x).__mro__):
+        from . import jax as wham_jax  # JAX is loaded: x is one of its tracers
+        instead = (f"call wham.jax.{function}, its XLA operation (docs/jax.md)"
+                   if function in wham_jax.__all__ else "call it outside them")
+        raise TypeError(f"wham.{function}: {name} is a JAX tracer (inside jax.jit, vmap or "
+                        f"grad), but wham.{function} runs at once on concrete GPU arrays; under "
+                        f"JAX's transformations {instead}")
     if (framework == "torch" and hasattr(x, "data_ptr")) or _is_torch_tensor(x):
         return _from_torch(x, function, name, writable)
     failure = None
