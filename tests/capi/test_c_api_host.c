@@ -278,7 +278,8 @@ int main(void) {
     EXPECT_INVALID(wham_p2m_f64(x2, q2, 2, off, c2, -1, m2, 4, NULL), "num_cells = -1");
     EXPECT_INVALID(wham_p2m_f32(x, NULL, 2, off, c, 1, m, 4, NULL), "charges = nullptr");
     EXPECT_INVALID(wham_p2m_f64(x2, q2, 2, NULL, c2, 1, m2, 4, NULL), "cell_offsets = nullptr");
-    EXPECT_INVALID(wham_p2m_f32(x, q, 2, off, c, 1, (wham_complex64*)(void*)x, 0, NULL),
+    /* points read from the multipoles' own bytes (8-byte aligned, as multipoles must be) */
+    EXPECT_INVALID(wham_p2m_f32((const float*)(const void*)m, q, 2, off, c, 1, m, 0, NULL),
                    "multipoles = a range overlapping points");
     EXPECT_INVALID(wham_l2p_f32(m, c, off, 1, x, 2, phi, g, 21, NULL), "p = 21");
     EXPECT_INVALID(wham_l2p_f64(m2, c2, off, 1, x2, -3, phi2, g2, 4, NULL), "num_points = -3");
