@@ -39,9 +39,10 @@
 ///   warp     the same, one warp a pair, every order;
 ///   automatic  direct to p = 4 (double) or 3 (float), thread to 6, split to 12, warp
 ///            above; where a block outgrows the device's shared memory, the next that
-///            fits. An explicit path that does not fit throws.
+///            fits. An explicit path outside its orders is an invalid argument; one whose
+///            block the device cannot hold throws wham::error of kind not_supported.
 /// The accumulate forms sum each run of consecutive pairs that share a target on chip and
-/// add it with one atomic a coefficient (block schedules): list children by parent.
+/// add it with one atomic a coefficient (block paths): list children by parent.
 /// Accuracy (relative, the coefficient vector's 2-norm, worst over the polar angle of
 /// delta, poles included): double 1.2e-14 at p <= 8, 1.2e-13 at p = 12, 1.5e-12 at p = 16,
 /// 1.2e-11 at p = 20; float 1.2e-5 at p <= 8, 8e-5 at p = 12, 6e-4 at p = 16 (the
