@@ -7,6 +7,7 @@
 #include <wham/prebuilt.hpp>
 #include <wham/reference/fwht.hpp>
 
+#include "c_complex.hpp"
 #include "c_guard.hpp"
 
 #include <cuda/std/complex>
@@ -17,17 +18,10 @@
 
 namespace {
 
-using c64 = cuda::std::complex<float>;
-using c128 = cuda::std::complex<double>;
+using wham::c::c128;
+using wham::c::c64;
+using wham::c::cpp;
 
-static_assert(std::is_same_v<wham_stream, cudaStream_t>, "wham_stream must be cudaStream_t");
-// Same size and alignment: every C array is a C++ one. (A C99 compiler without an
-// alignment attribute gets 4 bytes; the launchers' alignment check refuses what it misaligns.)
-static_assert(sizeof(wham_complex64) == sizeof(c64) && alignof(c64) == alignof(wham_complex64),
-              "wham_complex64 must have cuda::std::complex<float>'s layout");
-static_assert(sizeof(wham_complex128) == sizeof(c128) &&
-                  alignof(c128) % alignof(wham_complex128) == 0,
-              "wham_complex128 must have cuda::std::complex<double>'s layout");
 static_assert(WHAM_FWHT_BASELINE == int(wham::fwht_path::baseline) &&
                   WHAM_IQP_Z == int(wham::iqp_variant::iqp_z) &&
                   WHAM_IQP_PRODUCT == int(wham::iqp_path::product) &&
@@ -55,10 +49,6 @@ const __nv_bfloat16* cpp(const wham_bfloat16* p) {
 }
 __nv_bfloat16* cpp(wham_bfloat16* p) { return reinterpret_cast<__nv_bfloat16*>(p); }
 wham::hadamard_matrices matrices_of(int32_t v) { return static_cast<wham::hadamard_matrices>(v); }
-const c64* cpp(const wham_complex64* p) { return reinterpret_cast<const c64*>(p); }
-c64* cpp(wham_complex64* p) { return reinterpret_cast<c64*>(p); }
-const c128* cpp(const wham_complex128* p) { return reinterpret_cast<const c128*>(p); }
-c128* cpp(wham_complex128* p) { return reinterpret_cast<c128*>(p); }
 
 // Out-of-range values stay out of range through the cast; the C++ side's check_enum names them.
 wham::fwht_path fwht_path_of(int32_t v) { return static_cast<wham::fwht_path>(v); }

@@ -70,15 +70,13 @@
 /// misaligned or host (not device-accessible) pointers, an output sharing a byte with any
 /// other argument. A call with no cells (or, for l2p and p2p, no points or no near
 /// entries) enqueues nothing, and its pointers may then be null; p2m without points
-/// writes zeros, and its points and charges may be null. Header-only: not in the prebuilt
-/// library (wham/prebuilt.hpp).
+/// writes zeros, and its points and charges may be null. Prebuilt for float and double
+/// (wham/prebuilt.hpp; C: wham_p2m_f32 ... wham_p2p_f64 in wham/wham.h).
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/particles/check.cuh>
-#include <wham/detail/particles/l2p.cuh>
-#include <wham/detail/particles/p2m.cuh>
-#include <wham/detail/particles/p2p.cuh>
+#include <wham/detail/check.hpp>
+#include <wham/detail/particles/dispatch.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -88,6 +86,8 @@
 #include <type_traits>
 
 namespace wham {
+
+// The declarations with their default arguments: detail/api.hpp.
 
 /// multipoles[c] = sum_{i in cell c} charges[i] R(points[i] - centers[c]), every cell,
 /// overwritten (see the file comment).
@@ -103,35 +103,33 @@ namespace wham {
 template <class T>
 void p2m(const T* points, const T* charges, std::int64_t num_points,
          const std::int64_t* cell_offsets, const T* centers, std::int64_t num_cells,
-         cuda::std::complex<T>* multipoles, int p, cudaStream_t stream = 0) {
+         cuda::std::complex<T>* multipoles, int p, cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::p2m: T must be float or double");
+  namespace d = detail;
   namespace pd = detail::particles;
   constexpr const char* f = "p2m";
-  detail::check_range(f, "p", p, 0, m2l_max_order<T>());
-  detail::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
-  detail::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
+  d::check_range(f, "p", p, 0, m2l_max_order<T>());
+  d::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
+  d::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
   if (num_cells == 0) return;
-  const bool reads_points = num_points > 0;
-  if (reads_points) {
-    pd::check_buffer(f, "points", points);
-    pd::check_buffer(f, "charges", charges);
+  // without points, points and charges are not read (and may be null)
+  const T* x = num_points > 0 ? points : nullptr;
+  const T* q = num_points > 0 ? charges : nullptr;
+  if (num_points > 0) {
+    d::check_buffer(f, "points", points);
+    d::check_buffer(f, "charges", charges);
   }
-  pd::check_buffer(f, "cell_offsets", cell_offsets);
-  pd::check_buffer(f, "centers", centers);
-  pd::check_buffer(f, "multipoles", multipoles);
-  const std::uint64_t np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
-  const pd::span pts{"points", reads_points ? points : nullptr, 3 * np * sizeof(T)};
-  const pd::span q{"charges", reads_points ? charges : nullptr, np * sizeof(T)};
-  const pd::span off{"cell_offsets", cell_offsets, (nc + 1) * sizeof(std::int64_t)};
-  const pd::span ctr{"centers", centers, 3 * nc * sizeof(T)};
-  const pd::span out{"multipoles", multipoles,
-                     nc * std::uint64_t(m2l_num_coeffs(p)) * sizeof(cuda::std::complex<T>)};
-  pd::check_apart(f, out, {pts, q, off, ctr});
-  pd::check_accessible(f, {pts, q, off, ctr, out});
-  pd::launch_p2m<T>(p, reads_points ? points : nullptr, reads_points ? charges : nullptr,
-                    num_points, cell_offsets, centers, num_cells,
-                    reinterpret_cast<pd::cpx<T>*>(multipoles), stream);
+  d::check_buffer(f, "cell_offsets", cell_offsets);
+  d::check_buffer(f, "centers", centers);
+  d::check_buffer(f, "multipoles", multipoles);
+  const auto np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
+  d::check_apart(f, d::span_of("multipoles", multipoles, nc * m2l_num_coeffs(p)),
+                 {d::span_of("points", x, 3 * np), d::span_of("charges", q, np),
+                  d::span_of("cell_offsets", cell_offsets, nc + 1),
+                  d::span_of("centers", centers, 3 * nc)});
+  pd::run_p2m<T>(p, x, q, num_points, cell_offsets, centers, num_cells,
+                 reinterpret_cast<pd::cpx<T>*>(multipoles), stream);
 }
 
 /// For each cell c and each point j in it: potential[j] += Re sum conj(L_n^m)
@@ -149,34 +147,33 @@ void p2m(const T* points, const T* charges, std::int64_t num_points,
 template <class T>
 void l2p(const cuda::std::complex<T>* locals, const T* centers, const std::int64_t* cell_offsets,
          std::int64_t num_cells, const T* points, std::int64_t num_points, T* potential,
-         T* gradient, int p, cudaStream_t stream = 0) {
+         T* gradient, int p, cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::l2p: T must be float or double");
+  namespace d = detail;
   namespace pd = detail::particles;
   constexpr const char* f = "l2p";
-  detail::check_range(f, "p", p, 0, m2l_max_order<T>());
-  detail::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
-  detail::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
+  d::check_range(f, "p", p, 0, m2l_max_order<T>());
+  d::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
+  d::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
   if (num_cells == 0 || num_points == 0) return;
-  pd::check_buffer(f, "locals", locals);
-  pd::check_buffer(f, "centers", centers);
-  pd::check_buffer(f, "cell_offsets", cell_offsets);
-  pd::check_buffer(f, "points", points);
-  pd::check_buffer(f, "potential", potential);
-  if (gradient != nullptr) detail::check_aligned(f, "gradient", gradient);
-  const std::uint64_t np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
-  const pd::span L{"locals", locals,
-                   nc * std::uint64_t(m2l_num_coeffs(p)) * sizeof(cuda::std::complex<T>)};
-  const pd::span ctr{"centers", centers, 3 * nc * sizeof(T)};
-  const pd::span off{"cell_offsets", cell_offsets, (nc + 1) * sizeof(std::int64_t)};
-  const pd::span pts{"points", points, 3 * np * sizeof(T)};
-  const pd::span phi{"potential", potential, np * sizeof(T)};
-  const pd::span grad{"gradient", gradient, 3 * np * sizeof(T)};
-  pd::check_apart(f, phi, {L, ctr, off, pts, grad});
-  pd::check_apart(f, grad, {L, ctr, off, pts, phi});
-  pd::check_accessible(f, {L, ctr, off, pts, phi, grad});
-  pd::launch_l2p<T>(p, reinterpret_cast<const pd::cpx<T>*>(locals), centers, cell_offsets,
-                    num_cells, points, num_points, potential, gradient, stream);
+  d::check_buffer(f, "locals", locals);
+  d::check_buffer(f, "centers", centers);
+  d::check_buffer(f, "cell_offsets", cell_offsets);
+  d::check_buffer(f, "points", points);
+  d::check_buffer(f, "potential", potential);
+  d::check_optional_buffer(f, "gradient", gradient);
+  const auto np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
+  const d::span L = d::span_of("locals", locals, nc * m2l_num_coeffs(p));
+  const d::span ctr = d::span_of("centers", centers, 3 * nc);
+  const d::span off = d::span_of("cell_offsets", cell_offsets, nc + 1);
+  const d::span pts = d::span_of("points", points, 3 * np);
+  const d::span phi = d::span_of("potential", potential, np);
+  const d::span grad = d::span_of("gradient", gradient, 3 * np);
+  d::check_apart(f, phi, {L, ctr, off, pts, grad});
+  d::check_apart(f, grad, {L, ctr, off, pts, phi});
+  pd::run_l2p<T>(p, reinterpret_cast<const pd::cpx<T>*>(locals), centers, cell_offsets,
+                 num_cells, points, num_points, potential, gradient, stream);
 }
 
 /// For each target cell t, each source cell s in near_cells[near_offsets[t] ..
@@ -195,35 +192,35 @@ template <class T>
 void p2p(const T* points, const T* charges, std::int64_t num_points,
          const std::int64_t* cell_offsets, std::int64_t num_cells, const std::int64_t* near_offsets,
          const std::int32_t* near_cells, std::int64_t num_near, T* potential, T* gradient,
-         cudaStream_t stream = 0) {
+         cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::p2p: T must be float or double");
+  namespace d = detail;
   namespace pd = detail::particles;
   constexpr const char* f = "p2p";
-  detail::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
-  detail::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
-  detail::check_range(f, "num_near", num_near, 0, pd::max_near);
+  d::check_range(f, "num_points", num_points, 0, pd::max_points<T>);
+  d::check_range(f, "num_cells", num_cells, 0, pd::max_cells);
+  d::check_range(f, "num_near", num_near, 0, pd::max_near);
   if (num_cells == 0 || num_points == 0 || num_near == 0) return;
-  pd::check_buffer(f, "points", points);
-  pd::check_buffer(f, "charges", charges);
-  pd::check_buffer(f, "cell_offsets", cell_offsets);
-  pd::check_buffer(f, "near_offsets", near_offsets);
-  pd::check_buffer(f, "near_cells", near_cells);
-  pd::check_buffer(f, "potential", potential);
-  if (gradient != nullptr) detail::check_aligned(f, "gradient", gradient);
-  const std::uint64_t np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
-  const pd::span pts{"points", points, 3 * np * sizeof(T)};
-  const pd::span q{"charges", charges, np * sizeof(T)};
-  const pd::span off{"cell_offsets", cell_offsets, (nc + 1) * sizeof(std::int64_t)};
-  const pd::span noff{"near_offsets", near_offsets, (nc + 1) * sizeof(std::int64_t)};
-  const pd::span ids{"near_cells", near_cells, std::uint64_t(num_near) * sizeof(std::int32_t)};
-  const pd::span phi{"potential", potential, np * sizeof(T)};
-  const pd::span grad{"gradient", gradient, 3 * np * sizeof(T)};
-  pd::check_apart(f, phi, {pts, q, off, noff, ids, grad});
-  pd::check_apart(f, grad, {pts, q, off, noff, ids, phi});
-  pd::check_accessible(f, {pts, q, off, noff, ids, phi, grad});
-  pd::launch_p2p<T>(points, charges, num_points, cell_offsets, num_cells, near_offsets, near_cells,
-                    num_near, potential, gradient, stream);
+  d::check_buffer(f, "points", points);
+  d::check_buffer(f, "charges", charges);
+  d::check_buffer(f, "cell_offsets", cell_offsets);
+  d::check_buffer(f, "near_offsets", near_offsets);
+  d::check_buffer(f, "near_cells", near_cells);
+  d::check_buffer(f, "potential", potential);
+  d::check_optional_buffer(f, "gradient", gradient);
+  const auto np = std::uint64_t(num_points), nc = std::uint64_t(num_cells);
+  const d::span pts = d::span_of("points", points, 3 * np);
+  const d::span q = d::span_of("charges", charges, np);
+  const d::span off = d::span_of("cell_offsets", cell_offsets, nc + 1);
+  const d::span noff = d::span_of("near_offsets", near_offsets, nc + 1);
+  const d::span ids = d::span_of("near_cells", near_cells, std::uint64_t(num_near));
+  const d::span phi = d::span_of("potential", potential, np);
+  const d::span grad = d::span_of("gradient", gradient, 3 * np);
+  d::check_apart(f, phi, {pts, q, off, noff, ids, grad});
+  d::check_apart(f, grad, {pts, q, off, noff, ids, phi});
+  pd::run_p2p<T>(points, charges, num_points, cell_offsets, num_cells, near_offsets, near_cells,
+                 num_near, potential, gradient, stream);
 }
 
 }  // namespace wham

@@ -13,6 +13,8 @@
 ///     iqp_fused_max_qubits, iqp_automatic_path, iqp_path_serves: both state types
 ///   - m2l, m2l_accumulate, m2l_accumulate_centers, m2l_accumulate_classes,
 ///     m2l_accumulate_class_groups: float and double
+///   - m2m, l2l, m2m_accumulate, l2l_accumulate (wham/translations.cuh): float and double
+///   - p2m, l2p, p2p (wham/particles.cuh): float and double
 ///
 /// Plain C++17: g++ or clang++ compile it without nvcc (the CUDA and CCCL include
 /// directories on the path, as wham::wham gives them). It may also follow the public .cuh
@@ -57,3 +59,9 @@ WHAM_INSTANTIATE_FMM(extern template, float)
 WHAM_INSTANTIATE_FMM(extern template, double)
 WHAM_INSTANTIATE_FMM_GROUPS(extern template, float)
 WHAM_INSTANTIATE_FMM_GROUPS(extern template, double)
+
+WHAM_INSTANTIATE_TRANSLATIONS(extern template, float)
+WHAM_INSTANTIATE_TRANSLATIONS(extern template, double)
+
+WHAM_INSTANTIATE_PARTICLES(extern template, float)
+WHAM_INSTANTIATE_PARTICLES(extern template, double)

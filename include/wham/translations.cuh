@@ -28,7 +28,7 @@
 ///                         outside those of parents / children contributes nothing: no
 ///                         index, however wrong, reads or writes outside the buffers.
 ///
-/// Schedules (translation_path; detail/translations/dispatch.cuh, tuning.cuh):
+/// Paths (translation_path; detail/translations/dispatch.cuh, tuning.cuh):
 ///   direct   one thread a pair, the harmonics of -delta made on chip and the double sum:
 ///            O(p^4), fewer operations than two rotations up to p = 4; orders 0..4;
 ///   thread   one thread a pair, rotate so that delta lies on z (M2L's swap matrices and
@@ -39,9 +39,10 @@
 ///   warp     the same, one warp a pair, every order;
 ///   automatic  direct to p = 4 (double) or 3 (float), thread to 6, split to 12, warp
 ///            above; where a block outgrows the device's shared memory, the next that
-///            fits. An explicit path that does not fit throws.
+///            fits. An explicit path outside its orders is an invalid argument; one whose
+///            block the device cannot hold throws wham::error of kind not_supported.
 /// The accumulate forms sum each run of consecutive pairs that share a target on chip and
-/// add it with one atomic a coefficient (block schedules): list children by parent.
+/// add it with one atomic a coefficient (block paths): list children by parent.
 /// Accuracy (relative, the coefficient vector's 2-norm, worst over the polar angle of
 /// delta, poles included): double 1.2e-14 at p <= 8, 1.2e-13 at p = 12, 1.5e-12 at p = 16,
 /// 1.2e-11 at p = 20; float 1.2e-5 at p <= 8, 8e-5 at p = 12, 6e-4 at p = 16 (the
@@ -51,10 +52,12 @@
 /// Conventions (wham/error.hpp): enqueued on `stream`, no allocation, no synchronisation,
 /// capturable in a CUDA graph; bad arguments throw wham::error before the device is
 /// touched: ranges, the path, null, misaligned or host pointers, an output sharing a byte
-/// with an input.
+/// with an input. Prebuilt for float and double (wham/prebuilt.hpp; C: wham_m2m_f32 ...
+/// wham_l2l_accumulate_f64 in wham/wham.h).
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/translations/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -67,135 +70,149 @@
 
 namespace wham {
 
-/// Which schedule an M2M / L2L call runs (see the file comment).
-enum class translation_path { automatic, direct, thread, split, warp };
+// translation_path and the declarations with their default arguments: detail/api.hpp.
 
 namespace detail::translations {
 
-inline constexpr int path_count = 5;
+/// Largest row count of an accumulate form's input or output: int32 indices reach rows
+/// 0..2^31 - 1.
 inline constexpr std::int64_t max_rows = std::int64_t(1) << 31;
 
-inline schedule requested_schedule(translation_path path) {
+/// Largest pair count: 32 pairs a warp unit of a grid of at most 2^31 - 1 blocks.
+inline constexpr std::int64_t max_pairs = std::int64_t(0x7fffffff) * 32;
+
+/// The name of a path (not `automatic`), for messages.
+inline const char* path_name(translation_path path) {
   switch (path) {
     case translation_path::direct:
-      return schedule::direct;
+      return "translation_path::direct";
     case translation_path::thread:
-      return schedule::thread;
+      return "translation_path::thread";
     case translation_path::split:
-      return schedule::split;
+      return "translation_path::split";
     default:
-      return schedule::warp;
+      return "translation_path::warp";
   }
 }
 
-/// Checks everything a call can check without the device, then the pointers' memory
-/// types, then launches. indexed = false: the pair-streaming form (src, tgt unused).
-template <kind K, class T>
-void run(bool indexed, const char* f, const char* in_name, const char* out_name,
-         const cuda::std::complex<T>* in, const T* deltas, const std::int32_t* src,
-         const std::int32_t* tgt, cuda::std::complex<T>* out, int p, std::int64_t num_pairs,
-         std::int64_t num_in, std::int64_t num_out, cudaStream_t stream, translation_path path) {
+/// Every check that needs no device, in order: ranges, the path and the orders it serves,
+/// then (for a call that enqueues work) null and alignment, and the output apart from every
+/// input. indexed = false: the pair-streaming form (src, tgt, num_in, num_out unused).
+template <class T>
+void check_arguments(bool indexed, const char* f, const char* in_name, const char* out_name,
+                     const cuda::std::complex<T>* in, const T* deltas, const std::int32_t* src,
+                     const std::int32_t* tgt, const cuda::std::complex<T>* out, int p,
+                     std::int64_t num_pairs, std::int64_t num_in, std::int64_t num_out,
+                     translation_path path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2m / l2l: T must be float or double");
   check_range(f, "p", p, 0, m2l_max_order<T>());
   check_enum(f, "path", path, path_count, "automatic, direct, thread, split or warp");
   const std::int64_t C = m2l_num_coeffs(p);
-  check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
+  // 32 pairs a warp unit (the coefficients' byte offsets stay far within int64)
+  check_range(f, "num_pairs", num_pairs, 0, max_pairs);
   if (indexed) {
     const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
     // named as the caller's arguments: num_multipoles / num_parents, num_locals / num_children
     check_range(f, ("num_" + std::string(in_name)).c_str(), num_in, min_rows, max_rows);
     check_range(f, ("num_" + std::string(out_name)).c_str(), num_out, min_rows, max_rows);
   }
-  const bool chosen_by_caller = path != translation_path::automatic;
-  const schedule requested = chosen_by_caller ? requested_schedule(path) : automatic_schedule<T>(p);
-  if (p < schedule_min_order(requested) || p > schedule_max_order<T>(requested)) {
-    throw_invalid_argument(f, "p", p,
-                           std::to_string(schedule_min_order(requested)) + ".." +
-                               std::to_string(schedule_max_order<T>(requested)) +
-                               " for that path");
+  if (path != translation_path::automatic) {
+    check_range_for(f, "p", p, path_min_order(path), path_max_order<T>(path), path_name(path));
   }
   if (num_pairs == 0) return;
-  check_not_null(f, in_name, in);
-  check_not_null(f, "deltas", deltas);
-  check_not_null(f, out_name, out);
-  check_aligned(f, in_name, in);
-  check_aligned(f, "deltas", deltas);
-  check_aligned(f, out_name, out);
-  const std::uint64_t cb = sizeof(cuda::std::complex<T>) * std::uint64_t(C);
-  const std::uint64_t in_bytes = cb * std::uint64_t(indexed ? num_in : num_pairs);
-  const std::uint64_t out_bytes = cb * std::uint64_t(indexed ? num_out : num_pairs);
-  const std::uint64_t idx_bytes = sizeof(std::int32_t) * std::uint64_t(num_pairs);
+  check_buffer(f, in_name, in);
+  check_buffer(f, "deltas", deltas);
   if (indexed) {
-    check_not_null(f, "src", src);
-    check_not_null(f, "tgt", tgt);
-    check_aligned(f, "src", src);
-    check_aligned(f, "tgt", tgt);
+    check_buffer(f, "src", src);
+    check_buffer(f, "tgt", tgt);
   }
-  if (ranges_overlap(out, out_bytes, in, in_bytes) ||
-      ranges_overlap(out, out_bytes, deltas, sizeof(T) * 3 * std::uint64_t(num_pairs)) ||
-      (indexed && (ranges_overlap(out, out_bytes, src, idx_bytes) ||
-                   ranges_overlap(out, out_bytes, tgt, idx_bytes)))) {
-    throw_invalid_argument(f, out_name, "an overlapping range", "a buffer apart from every input");
-  }
-  const schedule s = fitting_schedule<T>(f, requested, chosen_by_caller, p);
-  check_device_accessible(f, in_name, in);
-  check_device_accessible(f, "deltas", deltas);
-  if (indexed) {
-    check_device_accessible(f, "src", src);
-    check_device_accessible(f, "tgt", tgt);
-  }
-  check_device_accessible(f, out_name, out);
-  const pair_rows<T> pr{indexed ? src : nullptr, indexed ? tgt : nullptr, num_in, num_out};
-  launch<K, T>(s, p, reinterpret_cast<const cpx<T>*>(in), deltas, pr, reinterpret_cast<cpx<T>*>(out),
-               num_pairs, stream);
+  check_buffer(f, out_name, out);
+  const auto n = std::uint64_t(num_pairs), Cu = std::uint64_t(C);
+  const auto idx = indexed ? n : 0;  // the pair-streaming forms read no index
+  check_apart(f, span_of(out_name, out, Cu * (indexed ? std::uint64_t(num_out) : n)),
+              {span_of(in_name, in, Cu * (indexed ? std::uint64_t(num_in) : n)),
+               span_of("deltas", deltas, 3 * n), span_of("src", src, idx),
+               span_of("tgt", tgt, idx)});
 }
 
 }  // namespace detail::translations
 
 /// out[i] = M2M_p(multipoles[i], deltas[i]), i < num_pairs (child to parent).
+/// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
+/// \param deltas      device pointer, num_pairs * 3 values (parent minus child centre)
+/// \param out         device pointer, num_pairs * (p+1)^2 coefficients, overwritten; must
+///                    not overlap multipoles or deltas
+/// \param p           order, 0..m2l_max_order<T>() (the path's orders: see the file comment)
+/// \param num_pairs   >= 0 (0 enqueues nothing; the pointers may then be null)
 template <class T>
 void m2m(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::complex<T>* out,
-         int p, std::int64_t num_pairs, cudaStream_t stream = 0,
-         translation_path path = translation_path::automatic) {
-  detail::translations::run<detail::translations::kind::m2m>(
-      false, "m2m", "multipoles", "out", multipoles, deltas, nullptr, nullptr, out, p, num_pairs, 0, 0,
-      stream, path);
+         int p, std::int64_t num_pairs, cudaStream_t stream, translation_path path) {
+  namespace tr = detail::translations;
+  constexpr const char* f = "m2m";
+  tr::check_arguments<T>(false, f, "multipoles", "out", multipoles, deltas, nullptr, nullptr, out,
+                         p, num_pairs, 0, 0, path);
+  if (num_pairs == 0) return;
+  tr::run<tr::kind::m2m, T>(f, "multipoles", "out", reinterpret_cast<const tr::cpx<T>*>(multipoles),
+                            deltas, nullptr, nullptr, reinterpret_cast<tr::cpx<T>*>(out), p,
+                            num_pairs, 0, 0, path, stream);
 }
 
-/// out[i] = L2L_p(locals[i], deltas[i]), i < num_pairs (parent to child).
+/// out[i] = L2L_p(locals[i], deltas[i]), i < num_pairs (parent to child). Arguments as m2m,
+/// locals for multipoles (deltas: child minus parent centre).
 template <class T>
 void l2l(const cuda::std::complex<T>* locals, const T* deltas, cuda::std::complex<T>* out, int p,
-         std::int64_t num_pairs, cudaStream_t stream = 0,
-         translation_path path = translation_path::automatic) {
-  detail::translations::run<detail::translations::kind::l2l>(false, "l2l", "locals", "out", locals,
-                                                             deltas, nullptr, nullptr, out, p,
-                                                             num_pairs, 0, 0, stream, path);
+         std::int64_t num_pairs, cudaStream_t stream, translation_path path) {
+  namespace tr = detail::translations;
+  constexpr const char* f = "l2l";
+  tr::check_arguments<T>(false, f, "locals", "out", locals, deltas, nullptr, nullptr, out, p,
+                         num_pairs, 0, 0, path);
+  if (num_pairs == 0) return;
+  tr::run<tr::kind::l2l, T>(f, "locals", "out", reinterpret_cast<const tr::cpx<T>*>(locals),
+                            deltas, nullptr, nullptr, reinterpret_cast<tr::cpx<T>*>(out), p,
+                            num_pairs, 0, 0, path, stream);
 }
 
 /// parents[tgt[i]] += M2M_p(multipoles[src[i]], deltas[i]), i < num_pairs.
+/// \param multipoles     device pointer, [num_multipoles][(p+1)^2]
+/// \param deltas         device pointer, num_pairs * 3 values
+/// \param src, tgt       device pointers, num_pairs row indices (out of range: skipped)
+/// \param parents        device pointer, [num_parents][(p+1)^2], added to; must not overlap
+///                       any input
+/// \param num_multipoles rows of multipoles, 1..2^31 (0 allowed without pairs)
+/// \param num_parents    rows of parents, 1..2^31 (0 allowed without pairs)
 template <class T>
 void m2m_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
                     const std::int32_t* src, const std::int32_t* tgt,
                     cuda::std::complex<T>* parents, int p, std::int64_t num_pairs,
-                    std::int64_t num_multipoles, std::int64_t num_parents,
-                    cudaStream_t stream = 0,
-                    translation_path path = translation_path::automatic) {
-  detail::translations::run<detail::translations::kind::m2m>(
-      true, "m2m_accumulate", "multipoles", "parents", multipoles, deltas, src, tgt, parents, p,
-      num_pairs, num_multipoles, num_parents, stream, path);
+                    std::int64_t num_multipoles, std::int64_t num_parents, cudaStream_t stream,
+                    translation_path path) {
+  namespace tr = detail::translations;
+  constexpr const char* f = "m2m_accumulate";
+  tr::check_arguments<T>(true, f, "multipoles", "parents", multipoles, deltas, src, tgt, parents,
+                         p, num_pairs, num_multipoles, num_parents, path);
+  if (num_pairs == 0) return;
+  tr::run<tr::kind::m2m, T>(f, "multipoles", "parents",
+                            reinterpret_cast<const tr::cpx<T>*>(multipoles), deltas, src, tgt,
+                            reinterpret_cast<tr::cpx<T>*>(parents), p, num_pairs, num_multipoles,
+                            num_parents, path, stream);
 }
 
-/// children[tgt[i]] += L2L_p(locals[src[i]], deltas[i]), i < num_pairs.
+/// children[tgt[i]] += L2L_p(locals[src[i]], deltas[i]), i < num_pairs. Arguments as
+/// m2m_accumulate: locals [num_locals][(p+1)^2], children [num_children][(p+1)^2].
 template <class T>
 void l2l_accumulate(const cuda::std::complex<T>* locals, const T* deltas, const std::int32_t* src,
                     const std::int32_t* tgt, cuda::std::complex<T>* children, int p,
                     std::int64_t num_pairs, std::int64_t num_locals, std::int64_t num_children,
-                    cudaStream_t stream = 0,
-                    translation_path path = translation_path::automatic) {
-  detail::translations::run<detail::translations::kind::l2l>(
-      true, "l2l_accumulate", "locals", "children", locals, deltas, src, tgt, children, p, num_pairs,
-      num_locals, num_children, stream, path);
+                    cudaStream_t stream, translation_path path) {
+  namespace tr = detail::translations;
+  constexpr const char* f = "l2l_accumulate";
+  tr::check_arguments<T>(true, f, "locals", "children", locals, deltas, src, tgt, children, p,
+                         num_pairs, num_locals, num_children, path);
+  if (num_pairs == 0) return;
+  tr::run<tr::kind::l2l, T>(f, "locals", "children", reinterpret_cast<const tr::cpx<T>*>(locals),
+                            deltas, src, tgt, reinterpret_cast<tr::cpx<T>*>(children), p,
+                            num_pairs, num_locals, num_children, path, stream);
 }
 
 }  // namespace wham

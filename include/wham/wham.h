@@ -12,12 +12,13 @@
  *     device guard); every pointer and the stream must belong to it.
  *   - Work is enqueued on `stream` (NULL: the legacy default stream) and nothing else; no
  *     function allocates or synchronises, so calls may be recorded in a CUDA graph.
- *   - Zero-size calls (batch = 0, num_pairs = 0) check their scalar arguments, then return
+ *   - Zero-size calls (batch = 0, num_pairs = 0, num_cells = 0) check their scalar arguments, then return
  *     WHAM_SUCCESS without reading their pointers (NULL is fine) or touching the device:
  *     they succeed on a machine without a GPU. (wham_check_interaction_list still stores
  *     its count, 0, through out_of_range.)
  *   - The enumerations' values are those of the C++ enums (wham/fwht.cuh, wham/iqp.cuh,
- *     wham/m2l.cuh, wham/fmm.cuh); a value outside them is an invalid argument.
+ *     wham/m2l.cuh, wham/fmm.cuh, wham/translations.cuh); a value outside them is an
+ *     invalid argument.
  *
  * Errors. Every function that returns a wham_status returns WHAM_SUCCESS or one of:
  *   WHAM_ERROR_INVALID_ARGUMENT  an argument outside its documented range, or a pointer
@@ -286,6 +287,101 @@ wham_status wham_check_interaction_list(const int32_t* src, const int32_t* tgt, 
                                         int64_t num_pairs, int64_t num_multipoles,
                                         int64_t num_locals, int32_t num_classes,
                                         unsigned long long* out_of_range, wham_stream stream);
+
+/* ---- M2M and L2L (wham/translations.cuh) ----------------------------------------------- */
+
+enum {
+  WHAM_TRANSLATION_AUTOMATIC = 0,
+  WHAM_TRANSLATION_DIRECT = 1,
+  WHAM_TRANSLATION_THREAD = 2,
+  WHAM_TRANSLATION_SPLIT = 3,
+  WHAM_TRANSLATION_WARP = 4
+};
+
+/* out[i] = M2M_p(multipoles[i], deltas[i]) (child to parent), i < num_pairs:
+ * [num_pairs][(p+1)^2] and deltas [num_pairs][3] (parent minus child centre);
+ * 0 <= p <= wham_m2l_max_order_*(); out must not overlap an input. path: WHAM_TRANSLATION_*
+ * (DIRECT serves p <= 4, THREAD p <= 12, SPLIT 7 <= p <= 12). */
+wham_status wham_m2m_f32(const wham_complex64* multipoles, const float* deltas,
+                         wham_complex64* out, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream);
+wham_status wham_m2m_f64(const wham_complex128* multipoles, const double* deltas,
+                         wham_complex128* out, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream);
+/* out[i] = L2L_p(locals[i], deltas[i]) (parent to child); as wham_m2m_*. */
+wham_status wham_l2l_f32(const wham_complex64* locals, const float* deltas, wham_complex64* out,
+                         int32_t p, int64_t num_pairs, int32_t path, wham_stream stream);
+wham_status wham_l2l_f64(const wham_complex128* locals, const double* deltas,
+                         wham_complex128* out, int32_t p, int64_t num_pairs, int32_t path,
+                         wham_stream stream);
+
+/* parents[tgt[i]] += M2M_p(multipoles[src[i]], deltas[i]) by atomics; multipoles
+ * [num_multipoles][(p+1)^2], parents [num_parents][(p+1)^2] (row counts 1..2^31, 0 without
+ * pairs); pairs with src or tgt out of range add nothing. */
+wham_status wham_m2m_accumulate_f32(const wham_complex64* multipoles, const float* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex64* parents, int32_t p, int64_t num_pairs,
+                                    int64_t num_multipoles, int64_t num_parents, int32_t path,
+                                    wham_stream stream);
+wham_status wham_m2m_accumulate_f64(const wham_complex128* multipoles, const double* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex128* parents, int32_t p, int64_t num_pairs,
+                                    int64_t num_multipoles, int64_t num_parents, int32_t path,
+                                    wham_stream stream);
+/* children[tgt[i]] += L2L_p(locals[src[i]], deltas[i]); as wham_m2m_accumulate_*. */
+wham_status wham_l2l_accumulate_f32(const wham_complex64* locals, const float* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex64* children, int32_t p, int64_t num_pairs,
+                                    int64_t num_locals, int64_t num_children, int32_t path,
+                                    wham_stream stream);
+wham_status wham_l2l_accumulate_f64(const wham_complex128* locals, const double* deltas,
+                                    const int32_t* src, const int32_t* tgt,
+                                    wham_complex128* children, int32_t p, int64_t num_pairs,
+                                    int64_t num_locals, int64_t num_children, int32_t path,
+                                    wham_stream stream);
+
+/* ---- P2M, L2P and P2P (wham/particles.cuh) --------------------------------------------- */
+
+/* Cells of contiguous points: points [num_points][3], charges [num_points], cell_offsets
+ * [num_cells + 1] (cell c holds points cell_offsets[c] .. cell_offsets[c+1] - 1; clamped to
+ * 0..num_points), centers [num_cells][3], expansions [num_cells][(p+1)^2];
+ * 0 <= num_cells <= 2^31 - 1 (0 enqueues nothing), 0 <= p <= wham_m2l_max_order_*(). */
+
+/* multipoles[c] = sum over cell c of charges[i] R(points[i] - centers[c]), overwritten
+ * (points and charges may be NULL when num_points = 0; every cell then gets zeros). */
+wham_status wham_p2m_f32(const float* points, const float* charges, int64_t num_points,
+                         const int64_t* cell_offsets, const float* centers, int64_t num_cells,
+                         wham_complex64* multipoles, int32_t p, wham_stream stream);
+wham_status wham_p2m_f64(const double* points, const double* charges, int64_t num_points,
+                         const int64_t* cell_offsets, const double* centers, int64_t num_cells,
+                         wham_complex128* multipoles, int32_t p, wham_stream stream);
+
+/* potential[j] += the local expansion of j's cell at points[j], gradient[3j..3j+2] += its
+ * gradient (gradient may be NULL: not computed); both added to. */
+wham_status wham_l2p_f32(const wham_complex64* locals, const float* centers,
+                         const int64_t* cell_offsets, int64_t num_cells, const float* points,
+                         int64_t num_points, float* potential, float* gradient, int32_t p,
+                         wham_stream stream);
+wham_status wham_l2p_f64(const wham_complex128* locals, const double* centers,
+                         const int64_t* cell_offsets, int64_t num_cells, const double* points,
+                         int64_t num_points, double* potential, double* gradient, int32_t p,
+                         wham_stream stream);
+
+/* For each target cell t and source cell s in near_cells[near_offsets[t] ..
+ * near_offsets[t+1] - 1] (near_offsets [num_cells + 1], clamped to 0..num_near; ids outside
+ * 0..num_cells-1 skipped), each target j of t and source i of s, x_j != x_i:
+ * potential[j] += q_i / r, gradient[j] += -q_i (x_j - x_i) / r^3 (gradient may be NULL);
+ * added to. */
+wham_status wham_p2p_f32(const float* points, const float* charges, int64_t num_points,
+                         const int64_t* cell_offsets, int64_t num_cells,
+                         const int64_t* near_offsets, const int32_t* near_cells,
+                         int64_t num_near, float* potential, float* gradient,
+                         wham_stream stream);
+wham_status wham_p2p_f64(const double* points, const double* charges, int64_t num_points,
+                         const int64_t* cell_offsets, int64_t num_cells,
+                         const int64_t* near_offsets, const int32_t* near_cells,
+                         int64_t num_near, double* potential, double* gradient,
+                         wham_stream stream);
 
 #ifdef __cplusplus
 }

@@ -206,6 +206,97 @@ int main(void) {
   EXPECT_INVALID(wham_check_interaction_list(NULL, NULL, NULL, 1, 1, 1, 0, NULL, NULL),
                  "out_of_range = nullptr");
 
+  /* M2M and L2L: scalars, the path, pointers; host arrays never reach the device (every
+   * call below fails before the device query) */
+  {
+    wham_complex64 in[2 * 25], out[2 * 25];
+    wham_complex128 in2[2 * 25], out2[2 * 25];
+    float d[6] = {0};
+    double d2[6] = {0};
+    int32_t idx[2] = {0, 0};
+    EXPECT(WHAM_TRANSLATION_AUTOMATIC == 0 && WHAM_TRANSLATION_DIRECT == 1 &&
+           WHAM_TRANSLATION_THREAD == 2 && WHAM_TRANSLATION_SPLIT == 3 &&
+           WHAM_TRANSLATION_WARP == 4);
+    EXPECT(wham_m2m_f32(NULL, NULL, NULL, 4, 0, WHAM_TRANSLATION_AUTOMATIC, NULL) == WHAM_SUCCESS);
+    EXPECT(wham_l2l_accumulate_f64(NULL, NULL, NULL, NULL, NULL, 20, 0, 0, 0,
+                                   WHAM_TRANSLATION_WARP, NULL) == WHAM_SUCCESS);
+    EXPECT(strcmp(wham_last_error(), "") == 0);
+    EXPECT_INVALID(wham_m2m_f32(in, d, out, 17, 2, WHAM_TRANSLATION_AUTOMATIC, NULL), "p = 17");
+    EXPECT(strstr(wham_last_error(), "wham::m2m") != NULL &&
+           strstr(wham_last_error(), "0..16") != NULL);
+    EXPECT_INVALID(wham_m2m_f64(in2, d2, out2, 21, 2, WHAM_TRANSLATION_AUTOMATIC, NULL), "p = 21");
+    EXPECT_INVALID(wham_l2l_f32(in, d, out, 4, 2, 5, NULL), "path = 5");
+    EXPECT_INVALID(wham_l2l_f64(in2, d2, out2, 4, 2, -1, NULL), "path = -1");
+    EXPECT_INVALID(wham_m2m_f32(in, d, out, 4, -1, WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "num_pairs = -1");
+    /* an explicit path outside its orders: direct serves 0..4, split 7..12 */
+    EXPECT_INVALID(wham_m2m_f64(in2, d2, out2, 5, 2, WHAM_TRANSLATION_DIRECT, NULL), "0..4");
+    EXPECT_INVALID(wham_l2l_f32(in, d, out, 4, 2, WHAM_TRANSLATION_SPLIT, NULL), "7..12");
+    EXPECT_INVALID(wham_m2m_f32(NULL, d, out, 4, 2, WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "multipoles = nullptr");
+    EXPECT_INVALID(wham_l2l_f64(in2, NULL, out2, 4, 2, WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "deltas = nullptr");
+    EXPECT_INVALID(wham_l2l_f32(in, d, in + 25, 4, 2, WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "out = a range overlapping locals");
+    EXPECT_INVALID(wham_m2m_accumulate_f32(in, d, idx, idx, out, 4, 2, 0, 1,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "num_multipoles = 0");
+    EXPECT_INVALID(wham_m2m_accumulate_f64(in2, d2, idx, idx, out2, 4, 2, 1, 0,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "num_parents = 0");
+    EXPECT_INVALID(wham_m2m_accumulate_f32(in, d, idx, idx, out, 4, 2, 2, 2, 9, NULL), "path = 9");
+    EXPECT_INVALID(wham_l2l_accumulate_f32(in, d, idx, idx, out, 4, 2, 0, 1,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "num_locals = 0");
+    EXPECT_INVALID(wham_l2l_accumulate_f64(in2, d2, NULL, idx, out2, 4, 2, 2, 2,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "src = nullptr");
+    EXPECT_INVALID(wham_l2l_accumulate_f32(in, d, idx, NULL, out, 4, 2, 2, 2,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "tgt = nullptr");
+    EXPECT_INVALID(wham_l2l_accumulate_f64(in2, d2, idx, idx, NULL, 4, 2, 2, 2,
+                                           WHAM_TRANSLATION_AUTOMATIC, NULL),
+                   "children = nullptr");
+  }
+
+  /* P2M, L2P and P2P */
+  {
+    float x[6] = {0}, q[2] = {0}, c[3] = {0}, phi[2] = {0}, g[6] = {0};
+    double x2[6] = {0}, q2[2] = {0}, c2[3] = {0}, phi2[2] = {0}, g2[6] = {0};
+    int64_t off[2] = {0, 2};
+    int32_t near[1] = {0};
+    wham_complex64 m[25];
+    wham_complex128 m2[25];
+    EXPECT(wham_p2m_f32(NULL, NULL, 0, NULL, NULL, 0, NULL, 4, NULL) == WHAM_SUCCESS);
+    EXPECT(wham_l2p_f64(NULL, NULL, NULL, 3, NULL, 0, NULL, NULL, 4, NULL) == WHAM_SUCCESS);
+    EXPECT(wham_p2p_f32(NULL, NULL, 2, NULL, 1, NULL, NULL, 0, NULL, NULL, NULL) == WHAM_SUCCESS);
+    EXPECT(strcmp(wham_last_error(), "") == 0);
+    EXPECT_INVALID(wham_p2m_f32(x, q, 2, off, c, 1, m, 17, NULL), "p = 17");
+    EXPECT(strstr(wham_last_error(), "wham::p2m") != NULL);
+    EXPECT_INVALID(wham_p2m_f64(x2, q2, 2, off, c2, 1, m2, -1, NULL), "p = -1");
+    EXPECT_INVALID(wham_p2m_f32(x, q, -1, off, c, 1, m, 4, NULL), "num_points = -1");
+    EXPECT_INVALID(wham_p2m_f64(x2, q2, 2, off, c2, -1, m2, 4, NULL), "num_cells = -1");
+    EXPECT_INVALID(wham_p2m_f32(x, NULL, 2, off, c, 1, m, 4, NULL), "charges = nullptr");
+    EXPECT_INVALID(wham_p2m_f64(x2, q2, 2, NULL, c2, 1, m2, 4, NULL), "cell_offsets = nullptr");
+    /* points read from the multipoles' own bytes (8-byte aligned, as multipoles must be) */
+    EXPECT_INVALID(wham_p2m_f32((const float*)(const void*)m, q, 2, off, c, 1, m, 0, NULL),
+                   "multipoles = a range overlapping points");
+    EXPECT_INVALID(wham_l2p_f32(m, c, off, 1, x, 2, phi, g, 21, NULL), "p = 21");
+    EXPECT_INVALID(wham_l2p_f64(m2, c2, off, 1, x2, -3, phi2, g2, 4, NULL), "num_points = -3");
+    EXPECT_INVALID(wham_l2p_f32(m, c, off, 1, x, 2, NULL, g, 4, NULL), "potential = nullptr");
+    EXPECT_INVALID(wham_l2p_f64(m2, c2, off, 1, x2, 2, phi2, x2, 4, NULL),
+                   "gradient = a range overlapping points");
+    EXPECT_INVALID(wham_l2p_f32(m, c, off, 1, x, 2, g + 1, g, 4, NULL),
+                   "potential = a range overlapping gradient");
+    EXPECT_INVALID(wham_p2p_f32(x, q, 2, off, 1, off, near, -1, phi, g, NULL), "num_near = -1");
+    EXPECT_INVALID(wham_p2p_f64(x2, q2, 2, off, 1, off, NULL, 1, phi2, g2, NULL),
+                   "near_cells = nullptr");
+    EXPECT_INVALID(wham_p2p_f64(x2, q2, 2, off, 1, NULL, near, 1, phi2, NULL, NULL),
+                   "near_offsets = nullptr");
+    EXPECT_INVALID(wham_p2p_f32(x, q, 2, off, 1, off, near, 1, q, NULL, NULL),
+                   "potential = a range overlapping charges");
+  }
+
   /* Apache Mahout QDP's launchers */
   EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 0, 16, 4, 4, 0, NULL), "num_samples = 0");
   EXPECT_QDP_INVALID(launch_iqp_encode_batch(NULL, NULL, 2, 16, 0, 4, 0, NULL), "num_qubits = 0");

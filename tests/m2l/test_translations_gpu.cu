@@ -10,6 +10,7 @@
 #include "catch.hpp"
 #include "device_buffer.cuh"
 #include "graph_capture.cuh"
+#include "test_translations_accuracy.hpp"
 #include "test_util.hpp"
 
 #include <cuda/std/complex>
@@ -94,29 +95,8 @@ std::vector<std::complex<double>> reference(bool m2m, int p, const cx<T>* in, co
   return m2m ? ref::m2m(p, a.data(), d) : ref::l2l(p, a.data(), d);
 }
 
-/// The documented accuracy of one translation (docs/specs/translations.md, Accuracy; README's
-/// "Ranges and precision"): the worst relative error of the coefficient vector over the
-/// polar-angle sweep below (poles included), rounded up with headroom, by bands of p.
-template <class T>
-double documented_translation_accuracy(int p) {
-  if constexpr (std::is_same_v<T, double>) {
-    return p <= 8 ? 1.2e-14 : p <= 12 ? 1.2e-13 : p <= 16 ? 1.5e-12 : 1.2e-11;
-  } else {
-    return p <= 8 ? 1.2e-5 : p <= 12 ? 8e-5 : 6e-4;
-  }
-}
-
-/// The tests' margin over the documented accuracy.
-constexpr double translation_margin = 2.0;
-
-/// The documented accuracy of one translation times the tests' margin, plus the rounding
-/// of a sum of `terms` translations.
-template <class T>
-double tolerance(int p, std::int64_t terms = 1) {
-  return translation_margin *
-         (documented_translation_accuracy<T>(p) +
-          double(std::numeric_limits<T>::epsilon()) * std::sqrt(double(terms)));
-}
+using translations_test::documented_translation_accuracy;
+using translations_test::tolerance;
 
 }  // namespace
 

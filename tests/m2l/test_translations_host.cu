@@ -1,6 +1,6 @@
 // wham::m2m / l2l and their accumulate forms without a GPU: every argument check that comes
 // before the device (order, path, counts, null, misaligned and overlapping pointers), each
-// naming its argument; and the schedule automatic picks fits the shared memory of every
+// naming its argument; and the path automatic picks fits the shared memory of every
 // supported architecture (made-up device limits), an explicit path that does not fit throws.
 #include <wham/translations.cuh>
 
@@ -129,7 +129,7 @@ TEMPLATE_TEST_CASE("m2m and l2l check their arguments before the device", "[tran
   }
 }
 
-TEMPLATE_TEST_CASE("automatic M2M / L2L schedules fit every supported device", "[translations]",
+TEMPLATE_TEST_CASE("automatic M2M / L2L paths fit every supported device", "[translations]",
                    float, double) {
   using T = TestType;
   struct arch {
@@ -140,20 +140,49 @@ TEMPLATE_TEST_CASE("automatic M2M / L2L schedules fit every supported device", "
                        arch{9, 0, 232448}}) {
     wham_test::fake_device dev(a.major, a.minor, a.smem);
     for (int p = 0; p <= wham::m2l_max_order<T>(); ++p) {
-      const auto s = tr::fitting_schedule<T>("m2m", tr::automatic_schedule<T>(p), false, p);
+      const auto s = tr::fitting_path<T>("m2m", translation_path::automatic, p);
       CAPTURE(a.major, a.minor, p, int(s));
-      CHECK(tr::schedule_smem_bytes<T>(s, p) <= a.smem);
-      if (p <= tr::automatic_direct_max_order<T>()) CHECK(s == tr::schedule::direct);
+      CHECK(s != translation_path::automatic);
+      CHECK(p >= tr::path_min_order(s));
+      CHECK(p <= tr::path_max_order<T>(s));
+      CHECK(tr::path_smem_bytes<T>(s, p) <= a.smem);
+      if (p <= tr::automatic_direct_max_order<T>()) CHECK(s == translation_path::direct);
     }
   }
-  // float's thread schedule needs 121 KB at p = 9: split on 99 KB devices, and an explicit
-  // thread path there throws
+  // float's thread path needs 121 KB at p = 9: an explicit thread path on a 99 KB device is
+  // not supported there (a valid path this device cannot serve), and runs on sm_90
   if constexpr (sizeof(T) == 4) {
     wham_test::fake_device small(8, 6, 101376);
-    CHECK(tr::fitting_schedule<T>("m2m", tr::schedule::thread, false, 9) == tr::schedule::split);
-    CHECK(names(message_of([] { tr::fitting_schedule<T>("m2m", tr::schedule::thread, true, 9); }),
-                "shared memory"));
+    try {
+      tr::fitting_path<T>("m2m", translation_path::thread, 9);
+      FAIL("an explicit thread path at p = 9 on a 99 KB device did not throw");
+    } catch (const wham::error& e) {
+      CHECK(e.kind() == wham::error_kind::not_supported);
+      CHECK(names(e.what(), "shared memory"));
+      CHECK(names(e.what(), "path"));
+    }
     wham_test::fake_device hopper(9, 0, 232448);
-    CHECK(tr::fitting_schedule<T>("m2m", tr::schedule::thread, false, 9) == tr::schedule::thread);
+    CHECK(tr::fitting_path<T>("m2m", translation_path::thread, 9) == translation_path::thread);
+  }
+}
+
+TEMPLATE_TEST_CASE("an explicit path's order message states the limits the check uses",
+                   "[translations]", float, double) {
+  using T = TestType;
+  std::vector<cx<T>> in(4 * 441), out(4 * 441);
+  std::vector<T> d(12);
+  for (const translation_path path :
+       {translation_path::direct, translation_path::thread, translation_path::split}) {
+    const int lo = tr::path_min_order(path), hi = tr::path_max_order<T>(path);
+    const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+    CAPTURE(int(path), range);
+    if (lo > 0) {
+      CHECK(names(message_of([&] { wham::m2m(in.data(), d.data(), out.data(), lo - 1, 4, 0, path); }),
+                  range));
+    }
+    if (hi < wham::m2l_max_order<T>()) {
+      CHECK(names(message_of([&] { wham::l2l(in.data(), d.data(), out.data(), hi + 1, 4, 0, path); }),
+                  range));
+    }
   }
 }

@@ -3,7 +3,8 @@
 /// signatures and default arguments), without their definitions.
 ///
 /// Plain C++17: a host compiler can parse it with the CUDA and CCCL include directories on
-/// the path. The public headers (wham/fwht.cuh, iqp.cuh, m2l.cuh, fmm.cuh) include it and
+/// the path. The public headers (wham/fwht.cuh, iqp.cuh, m2l.cuh, fmm.cuh, translations.cuh,
+/// particles.cuh) include it and
 /// define the templates; wham/prebuilt.hpp includes it and declares the prebuilt
 /// instantiations, so a call site compiles without the kernels. The documentation of each
 /// entry point is at its definition in the public header.
@@ -265,5 +266,64 @@ void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const 
                                  std::int64_t num_pairs, int num_classes,
                                  std::int64_t num_multipoles, std::int64_t num_locals,
                                  cudaStream_t stream = 0);
+
+// ---- M2M and L2L (wham/translations.cuh) --------------------------------------------------
+
+/// Which path runs an M2M / L2L call (see wham/translations.cuh).
+enum class translation_path {
+  automatic,  ///< by order and type: direct, thread, split, then warp (the file comment)
+  direct,     ///< the O(p^4) sum, one thread a pair (orders 0..4)
+  thread,     ///< rotated, one thread a pair (orders 0..12)
+  split,      ///< rotated, one lane a pair, its degrees over a block's warps (orders 7..12)
+  warp,       ///< rotated, one warp a pair (every order)
+};
+
+namespace detail::translations {
+/// translation_path's number of values, for the argument check (warp stays the last).
+inline constexpr int path_count = static_cast<int>(translation_path::warp) + 1;
+}  // namespace detail::translations
+
+template <class T>
+void m2m(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::complex<T>* out,
+         int p, std::int64_t num_pairs, cudaStream_t stream = 0,
+         translation_path path = translation_path::automatic);
+
+template <class T>
+void l2l(const cuda::std::complex<T>* locals, const T* deltas, cuda::std::complex<T>* out, int p,
+         std::int64_t num_pairs, cudaStream_t stream = 0,
+         translation_path path = translation_path::automatic);
+
+template <class T>
+void m2m_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
+                    const std::int32_t* src, const std::int32_t* tgt,
+                    cuda::std::complex<T>* parents, int p, std::int64_t num_pairs,
+                    std::int64_t num_multipoles, std::int64_t num_parents,
+                    cudaStream_t stream = 0,
+                    translation_path path = translation_path::automatic);
+
+template <class T>
+void l2l_accumulate(const cuda::std::complex<T>* locals, const T* deltas, const std::int32_t* src,
+                    const std::int32_t* tgt, cuda::std::complex<T>* children, int p,
+                    std::int64_t num_pairs, std::int64_t num_locals, std::int64_t num_children,
+                    cudaStream_t stream = 0,
+                    translation_path path = translation_path::automatic);
+
+// ---- P2M, L2P and P2P (wham/particles.cuh) ------------------------------------------------
+
+template <class T>
+void p2m(const T* points, const T* charges, std::int64_t num_points,
+         const std::int64_t* cell_offsets, const T* centers, std::int64_t num_cells,
+         cuda::std::complex<T>* multipoles, int p, cudaStream_t stream = 0);
+
+template <class T>
+void l2p(const cuda::std::complex<T>* locals, const T* centers, const std::int64_t* cell_offsets,
+         std::int64_t num_cells, const T* points, std::int64_t num_points, T* potential,
+         T* gradient, int p, cudaStream_t stream = 0);
+
+template <class T>
+void p2p(const T* points, const T* charges, std::int64_t num_points,
+         const std::int64_t* cell_offsets, std::int64_t num_cells, const std::int64_t* near_offsets,
+         const std::int32_t* near_cells, std::int64_t num_near, T* potential, T* gradient,
+         cudaStream_t stream = 0);
 
 }  // namespace wham

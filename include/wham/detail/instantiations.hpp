@@ -61,3 +61,28 @@
       const cuda::std::complex<T>*, const T*, const std::int32_t*, const std::int32_t*,  \
       const std::int32_t*, cuda::std::complex<T>*, int, std::int64_t, int, std::int64_t, \
       std::int64_t, cudaStream_t);
+
+/// m2m, l2l and their accumulate forms (wham/translations.cuh); T is float or double.
+#define WHAM_INSTANTIATE_TRANSLATIONS(KIND, T)                                                  \
+  KIND void ::wham::m2m<T>(const cuda::std::complex<T>*, const T*, cuda::std::complex<T>*, int, \
+                           std::int64_t, cudaStream_t, ::wham::translation_path);              \
+  KIND void ::wham::l2l<T>(const cuda::std::complex<T>*, const T*, cuda::std::complex<T>*, int, \
+                           std::int64_t, cudaStream_t, ::wham::translation_path);              \
+  KIND void ::wham::m2m_accumulate<T>(const cuda::std::complex<T>*, const T*, const std::int32_t*, \
+                                      const std::int32_t*, cuda::std::complex<T>*, int,            \
+                                      std::int64_t, std::int64_t, std::int64_t, cudaStream_t,      \
+                                      ::wham::translation_path);                                   \
+  KIND void ::wham::l2l_accumulate<T>(const cuda::std::complex<T>*, const T*, const std::int32_t*, \
+                                      const std::int32_t*, cuda::std::complex<T>*, int,            \
+                                      std::int64_t, std::int64_t, std::int64_t, cudaStream_t,      \
+                                      ::wham::translation_path);
+
+/// p2m, l2p and p2p (wham/particles.cuh); T is float or double.
+#define WHAM_INSTANTIATE_PARTICLES(KIND, T)                                                       \
+  KIND void ::wham::p2m<T>(const T*, const T*, std::int64_t, const std::int64_t*, const T*,       \
+                           std::int64_t, cuda::std::complex<T>*, int, cudaStream_t);              \
+  KIND void ::wham::l2p<T>(const cuda::std::complex<T>*, const T*, const std::int64_t*,           \
+                           std::int64_t, const T*, std::int64_t, T*, T*, int, cudaStream_t);      \
+  KIND void ::wham::p2p<T>(const T*, const T*, std::int64_t, const std::int64_t*, std::int64_t,   \
+                           const std::int64_t*, const std::int32_t*, std::int64_t, T*, T*,        \
+                           cudaStream_t);

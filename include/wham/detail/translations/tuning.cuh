@@ -1,8 +1,10 @@
 /// \file wham/detail/translations/tuning.cuh
-/// \brief Where M2M / L2L change schedule, by order (sm_90; the thread schedule's block
-/// shapes are M2L's, detail/m2l/tuning.cuh, its per-thread work being about the same).
+/// \brief Where M2M / L2L change path, by order (sm_90; the thread path's block shapes are
+/// M2L's thread schedule's, detail/m2l/tuning.cuh, its per-thread work being about the
+/// same), and the orders each path serves.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/m2l/tuning.cuh>
 
 #include <type_traits>
@@ -20,12 +22,12 @@ constexpr int automatic_direct_max_order() {
   return std::is_same_v<T, double> ? 4 : 3;
 }
 
-/// Highest order of the thread schedule (its slot in shared memory, as M2L's).
+/// Highest order of the thread path (its slot in shared memory, as M2L's).
 inline constexpr int thread_max_order = m2l::thread_max_order;
 
-/// automatic: the thread schedule up to this order, the split schedule above (to
-/// m2l::split_max_order), the warp schedule beyond. H100, 1e5 pairs, M2M us thread / split:
-/// double p = 7, 8: 125 / 107, 481 / 140 (the thread schedule spills from p = 7 in double);
+/// automatic: the thread path up to this order, the split path above (to
+/// m2l::split_max_order), the warp path beyond. H100, 1e5 pairs, M2M us thread / split:
+/// double p = 7, 8: 125 / 107, 481 / 140 (the thread path spills from p = 7 in double);
 /// float p = 7, 8, 9: 65.1 / 64.5, 86.0 / 83.5, 289 / 137. Split / warp at p = 12: double
 /// 782 / 1045, float 410 / 844.
 template <class T>
@@ -33,7 +35,27 @@ constexpr int automatic_thread_max_order() {
   return 6;
 }
 
-/// Warps a block in the warp schedule (M2L's: the same passes).
-inline constexpr int warp_schedule_warps = m2l::warp_schedule_warps;
+/// Warps a block in the warp path (M2L's warp schedule: the same passes).
+inline constexpr int warp_path_warps = m2l::warp_schedule_warps;
+
+/// The lowest order a path (not `automatic`) serves.
+constexpr int path_min_order(translation_path path) {
+  return path == translation_path::split ? m2l::split_min_order : 0;
+}
+
+/// The highest order a path (not `automatic`) serves for T.
+template <class T>
+constexpr int path_max_order(translation_path path) {
+  switch (path) {
+    case translation_path::direct:
+      return direct_max_order;
+    case translation_path::thread:
+      return thread_max_order;
+    case translation_path::split:
+      return m2l::split_max_order;
+    default:
+      return m2l_max_order<T>();
+  }
+}
 
 }  // namespace wham::detail::translations
