@@ -79,7 +79,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/fmm/check.cuh>
+#include <wham/detail/fmm/count_out_of_range.cuh>
 #include <wham/detail/fmm/dispatch.cuh>
 #include <wham/detail/fmm/pair_list.cuh>
 #include <wham/error.hpp>

@@ -5,7 +5,7 @@
 /// tuning.cuh).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/fmm/accumulate.cuh>
 #include <wham/detail/fmm/accumulate_tensor.cuh>

@@ -5,7 +5,7 @@
 /// Tuning constants and rules: tuning.cuh.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/iqp/product.cuh>

@@ -9,7 +9,7 @@
 /// trigonometry, nothing per pair in device memory but the pair's own input and output.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/staging.cuh>

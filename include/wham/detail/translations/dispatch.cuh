@@ -2,7 +2,7 @@
 /// \brief The one place an M2M / L2L schedule is chosen and launched.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/translations/kernels.cuh>
 #include <wham/detail/translations/split.cuh>
 #include <wham/detail/translations/tuning.cuh>

@@ -7,7 +7,7 @@
 /// same flat index (the Kronecker split's stage 0 uses exactly that).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused_layout.hpp>

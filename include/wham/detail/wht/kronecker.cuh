@@ -15,7 +15,7 @@
 /// The output policy must expose the buffer as `out` (stored_output<Out, V>).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker_index.hpp>

@@ -1,4 +1,4 @@
-/// \file wham/detail/fmm/check.cuh
+/// \file wham/detail/fmm/count_out_of_range.cuh
 /// \brief wham::check_interaction_list's kernel: counts the pairs whose indices fall
 /// outside their buffers (the pairs the accumulate forms skip).
 #pragma once
