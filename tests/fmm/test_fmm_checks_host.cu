@@ -33,7 +33,7 @@ const char* const misaligned_c128 =
 
 }  // namespace
 
-TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors][issue51]") {
+TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors]") {
   host_args a;
   c128* m8 = offset_bytes(a.m, 8);
   c128* l8 = offset_bytes(a.l, 8);
@@ -67,7 +67,7 @@ TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors]
 }
 
 TEST_CASE("the FMM forms reject a locals range that shares a byte with any input",
-          "[fmm][errors][issue51]") {
+          "[fmm][errors]") {
   // One buffer carved up: locals placed to overlap each input in turn by one row or less.
   alignas(16) static c128 pool[4096];
   const char* tail = " is invalid (valid: a buffer apart from every input)";
@@ -113,7 +113,7 @@ TEST_CASE("the FMM forms reject a locals range that shares a byte with any input
 }
 
 TEST_CASE("m2l and the FMM forms check sizes and enumerations before any device query",
-          "[m2l][fmm][errors][issue51]") {
+          "[m2l][fmm][errors]") {
   host_args a;
   using method = wham::m2l_accumulate_method;
   CHECK(message_of([&] { wham::m2l(a.m, a.geo, a.l, 2, 1, 0, wham::m2l_path(6)); }) ==
@@ -173,7 +173,7 @@ TEST_CASE("m2l and the FMM forms check sizes and enumerations before any device 
 // Float at p = 8 used to take the thread schedule, 101,376 bytes of records plus the
 // pairs' indices, on the 99 KB devices.
 TEMPLATE_TEST_CASE("the accumulate forms' schedule fits every supported device",
-                   "[fmm][dispatch][issue51]", float, double) {
+                   "[fmm][dispatch]", float, double) {
   using T = TestType;
   namespace fmm = wham::detail::fmm;
   namespace m2l = wham::detail::m2l;
