@@ -235,20 +235,20 @@ TEST_CASE("automatic's M2L schedule by order below sm_90, pair streaming and FMM
   const fake_device sm80(8, 0, 166912);
   namespace m2l = wham::detail::m2l;
   namespace fmm = wham::detail::fmm;
-  using s = m2l::schedule;
+  using s = wham::m2l_path;
   for (int p = 0; p <= 20; ++p) {
     CAPTURE(p);
     const s scalar = p <= 6 ? s::thread : p <= 12 ? s::split : s::warp;
     const s with_tensor = p <= 6 ? s::thread : p <= 12 ? s::split : s::tensor;
-    CHECK(m2l::automatic_schedule<double>(p) == with_tensor);
-    CHECK(fmm::accumulate_schedule<double>(p, false) == with_tensor);
-    CHECK(fmm::accumulate_schedule<double>(p, true) == scalar);
+    CHECK(m2l::automatic_path<double>(p) == with_tensor);
+    CHECK(fmm::accumulate_path<double>(p, false) == with_tensor);
+    CHECK(fmm::accumulate_path<double>(p, true) == scalar);
     CHECK(fmm::class_groups_serve<double>(p) == (p >= 1 && p <= 16));
     if (p > 16) continue;
     const s f = p <= 8 ? s::thread : p <= 12 ? s::split : s::warp;
-    CHECK(m2l::automatic_schedule<float>(p) == f);
-    CHECK(fmm::accumulate_schedule<float>(p, false) == f);
-    CHECK(fmm::accumulate_schedule<float>(p, true) == f);
+    CHECK(m2l::automatic_path<float>(p) == f);
+    CHECK(fmm::accumulate_path<float>(p, false) == f);
+    CHECK(fmm::accumulate_path<float>(p, true) == f);
     CHECK(fmm::class_groups_serve<float>(p) == (p >= 10 && p <= 16));
   }
 }

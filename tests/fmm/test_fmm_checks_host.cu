@@ -188,12 +188,12 @@ TEMPLATE_TEST_CASE("the accumulate forms' schedule fits every supported device",
   const fmm::geometry mode = num_classes == 0 ? fmm::geometry::pair_deltas : fmm::geometry::classes;
   for (int p = 0; p <= wham::m2l_max_order<T>(); ++p) {
     CAPTURE(d.major, d.minor, deterministic, num_classes, p);
-    const m2l::schedule s = fmm::accumulate_schedule<T>(p, deterministic, mode, num_classes);
+    const wham::m2l_path s = fmm::accumulate_path<T>(p, deterministic, mode, num_classes);
     CAPTURE(int(s));
     CHECK(fmm::accumulate_serves<T>(s, p, deterministic));
     CHECK(fmm::accumulate_smem_bytes<T>(s, p, mode, num_classes) <= d.smem);
   }
   if (d.smem == 101376 && num_classes == 0 && std::is_same_v<T, float>) {
-    CHECK(fmm::accumulate_schedule<T>(8, deterministic) == m2l::schedule::split);
+    CHECK(fmm::accumulate_path<T>(8, deterministic) == wham::m2l_path::split);
   }
 }

@@ -330,7 +330,7 @@ TEMPLATE_TEST_CASE("the accumulate forms' schedule fits this device at every ord
     for (const bool deterministic : {false, true}) {
       for (int p = 0; p <= wham::m2l_max_order<T>(); ++p) {
         CAPTURE(num_classes, deterministic, p);
-        const auto s = fmm::accumulate_schedule<T>(p, deterministic, mode, num_classes);
+        const auto s = fmm::accumulate_path<T>(p, deterministic, mode, num_classes);
         CHECK(fmm::accumulate_smem_bytes<T>(s, p, mode, num_classes) <= have);
       }
     }
