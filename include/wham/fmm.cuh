@@ -116,7 +116,7 @@ void m2l_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
   detail::fmm::check_arguments(f, multipoles, deltas, "deltas", num_pairs * 3, nullptr, src, tgt,
                                locals, p, num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(
+  detail::fmm::run_accumulate<T>(
       f,
       detail::fmm::make_list(multipoles, deltas, nullptr, src, tgt, locals, num_pairs,
                              num_multipoles, num_locals, 0, detail::fmm::geometry::pair_deltas),
@@ -137,7 +137,7 @@ void m2l_accumulate_centers(const cuda::std::complex<T>* multipoles, const T* ce
                                std::max(num_multipoles, num_locals) * 3, nullptr, src, tgt, locals,
                                p, num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(
+  detail::fmm::run_accumulate<T>(
       f,
       detail::fmm::make_list(multipoles, centers, nullptr, src, tgt, locals, num_pairs,
                              num_multipoles, num_locals, 0, detail::fmm::geometry::centers),
@@ -159,7 +159,7 @@ void m2l_accumulate_classes(const cuda::std::complex<T>* multipoles, const T* cl
   detail::fmm::check_class_arguments(f, multipoles, class_deltas, cls, src, tgt, locals, p,
                                      num_pairs, num_classes, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(
+  detail::fmm::run_accumulate<T>(
       f,
       detail::fmm::make_list(multipoles, class_deltas, cls, src, tgt, locals, num_pairs,
                              num_multipoles, num_locals, num_classes,
@@ -183,12 +183,11 @@ void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const 
                                      num_pairs, num_classes, num_multipoles, num_locals,
                                      m2l_accumulate_method::atomic);
   if (num_pairs == 0) return;
-  detail::fmm::launch_grouped<T>(
-      f,
-      detail::fmm::make_list(multipoles, class_deltas, cls, src, tgt, locals, num_pairs,
-                             num_multipoles, num_locals, num_classes,
-                             detail::fmm::geometry::classes),
-      p, stream);
+  detail::fmm::run_grouped<T>(f,
+                              detail::fmm::make_list(multipoles, class_deltas, cls, src, tgt,
+                                                     locals, num_pairs, num_multipoles, num_locals,
+                                                     num_classes, detail::fmm::geometry::classes),
+                              p, stream);
 }
 
 /// Counts the pairs that m2l_accumulate and its forms skip: src[i] outside
@@ -216,14 +215,8 @@ inline void check_interaction_list(const std::int32_t* src, const std::int32_t* 
     detail::check_aligned(f, "tgt", tgt);
     if (cls != nullptr) detail::check_aligned(f, "cls", cls);
   }
-  detail::check_device_accessible(f, "out_of_range", out_of_range);
-  if (num_pairs > 0) {
-    detail::check_device_accessible(f, "src", src);
-    detail::check_device_accessible(f, "tgt", tgt);
-    if (cls != nullptr) detail::check_device_accessible(f, "cls", cls);
-  }
-  detail::fmm::launch_count_out_of_range(src, tgt, cls, num_pairs, num_multipoles, num_locals,
-                                         cls != nullptr ? num_classes : 0, out_of_range, stream);
+  detail::fmm::run_count_out_of_range(f, src, tgt, cls, num_pairs, num_multipoles, num_locals,
+                                      cls != nullptr ? num_classes : 0, out_of_range, stream);
 }
 
 }  // namespace wham

@@ -55,13 +55,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace wham {
 
-// m2l_path and the declarations with their default arguments: detail/api.hpp.
-
-// m2l_max_order<T>() and m2l_num_coeffs(p): detail/api.hpp.
+// m2l_path, m2l_max_order<T>(), m2l_num_coeffs(p) and the declarations with their default
+// arguments: detail/api.hpp.
 
 /// locals[i] = M2L_p(multipoles[i], deltas[i]) for i < num_pairs (see the file comment).
 /// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
@@ -100,7 +100,18 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
                                      "a buffer apart from multipoles and deltas");
     }
   }
-  detail::m2l::dispatch<T>(path, p, multipoles, deltas, locals, num_pairs, stream);
+  // the orders of a path the caller names (automatic's choices serve every order)
+  namespace m = detail::m2l;
+  if (path == m2l_path::thread && p > m::thread_max_order) {
+    detail::throw_invalid_argument(
+        f, "p", p, "0.." + std::to_string(m::thread_max_order) + " for m2l_path::thread");
+  }
+  if (path == m2l_path::split && (p < m::split_min_order || p > m::split_max_order)) {
+    detail::throw_invalid_argument(f, "p", p,
+                                   std::to_string(m::split_min_order) + ".." +
+                                       std::to_string(m::split_max_order) + " for m2l_path::split");
+  }
+  m::run<T>(path, p, multipoles, deltas, locals, num_pairs, stream);
 }
 
 }  // namespace wham

@@ -1,7 +1,7 @@
 /// \file wham/detail/fmm/check.cuh
-/// \brief The argument checks of the accumulate forms (wham/fmm.cuh), in the order every
-/// form runs them: ranges and enumerations, null pointers, alignment, overlaps, then (device
-/// queries, for a call that enqueues work) whether the device can address each pointer.
+/// \brief The argument checks of the accumulate forms (wham/fmm.cuh) that need no device, in
+/// the order every form runs them: ranges and enumerations, null pointers, alignment,
+/// overlaps.
 #pragma once
 
 #include <wham/detail/api.hpp>
@@ -16,9 +16,9 @@
 
 namespace wham::detail::fmm {
 
-/// Everything an accumulate form checks before it touches the device, in order: the pure
-/// checks (ranges, enumerations, null pointers, alignment, overlaps), then, for a call that
-/// enqueues work, whether each pointer is device-accessible (a device query).
+/// Everything an accumulate form checks without the device, in order: ranges, enumerations,
+/// then (for a call that enqueues work) null pointers, alignment, overlaps. Whether the
+/// device can address each pointer is run_accumulate's (dispatch.cuh).
 /// geo_count: the number of T values `geo` holds; cls: null for the forms without classes.
 template <class T>
 void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, const T* geo,
@@ -69,12 +69,6 @@ void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, con
                              "a buffer apart from every input");
     }
   }
-  check_device_accessible(f, "multipoles", multipoles);
-  check_device_accessible(f, geo_name, geo);
-  if (cls != nullptr) check_device_accessible(f, "cls", cls);
-  check_device_accessible(f, "src", src);
-  check_device_accessible(f, "tgt", tgt);
-  check_device_accessible(f, "locals", locals);
 }
 
 /// The class forms' checks: num_classes before any pointer, then check_arguments.

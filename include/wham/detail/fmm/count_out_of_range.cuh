@@ -59,4 +59,21 @@ inline void launch_count_out_of_range(const std::int32_t* src, const std::int32_
   WHAM_CHECK_LAUNCH("fmm count_out_of_range_kernel");
 }
 
+/// wham::check_interaction_list's one call once its checks that need no device have passed:
+/// whether the device can address each pointer (a device query), then the count.
+inline void run_count_out_of_range(const char* f, const std::int32_t* src, const std::int32_t* tgt,
+                                   const std::int32_t* cls, std::int64_t num_pairs,
+                                   std::int64_t num_multipoles, std::int64_t num_locals,
+                                   int num_classes, unsigned long long* count,
+                                   cudaStream_t stream) {
+  check_device_accessible(f, "out_of_range", count);
+  if (num_pairs > 0) {
+    check_device_accessible(f, "src", src);
+    check_device_accessible(f, "tgt", tgt);
+    if (cls != nullptr) check_device_accessible(f, "cls", cls);
+  }
+  launch_count_out_of_range(src, tgt, cls, num_pairs, num_multipoles, num_locals, num_classes,
+                            count, stream);
+}
+
 }  // namespace wham::detail::fmm

@@ -204,4 +204,38 @@ void launch_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t st
   }
 }
 
+// ---- the forms' one call ---------------------------------------------------------------
+
+/// Whether the device can address each pointer of the list (a device query), in the order
+/// of the forms' arguments.
+template <class T>
+void check_accessible(const char* f, const pair_list<T>& l) {
+  const char* geo_name = l.mode == geometry::pair_deltas ? "deltas"
+                         : l.mode == geometry::centers   ? "centers"
+                                                         : "class_deltas";
+  check_device_accessible(f, "multipoles", l.multipoles);
+  check_device_accessible(f, geo_name, l.geo);
+  if (l.cls != nullptr) check_device_accessible(f, "cls", l.cls);
+  check_device_accessible(f, "src", l.src);
+  check_device_accessible(f, "tgt", l.tgt);
+  check_device_accessible(f, "locals", l.locals);
+}
+
+/// An accumulate form's one call once its checks that need no device have passed
+/// (num_pairs >= 1): whether the device can address each pointer, then the path chosen,
+/// checked against the device's shared memory and launched.
+template <class T>
+void run_accumulate(const char* f, const pair_list<T>& l, int p, bool deterministic,
+                    cudaStream_t stream) {
+  check_accessible(f, l);
+  launch_accumulate<T>(f, l, p, deterministic, stream);
+}
+
+/// m2l_accumulate_class_groups' one call, as run_accumulate.
+template <class T>
+void run_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t stream) {
+  check_accessible(f, l);
+  launch_grouped<T>(f, l, p, stream);
+}
+
 }  // namespace wham::detail::fmm

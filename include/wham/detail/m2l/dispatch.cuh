@@ -67,17 +67,14 @@ void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t s
   }
 }
 
-/// Throws wham::error, naming the path, where `path` (not `automatic`) cannot serve p and T
-/// on this device (a path the caller chose; `automatic`'s choices always serve). Asks the
-/// device only for its limits (no driver call inside a device_scope or a fake one).
+/// Throws wham::error, naming the path, where `path` (not `automatic`; p within its orders,
+/// wham::m2l checked) cannot serve p and T on this device or build (a path the caller
+/// chose; `automatic`'s choices always serve). Asks the device only for its limits (no
+/// driver call inside a device_scope or a fake one).
 template <class T>
 void check_path(m2l_path path, bool chosen_by_caller, int p) {
   switch (path) {
     case m2l_path::thread:
-      if (p > thread_max_order) {
-        throw_invalid_argument("m2l", "p", p,
-                               "0.." + std::to_string(thread_max_order) + " for m2l_path::thread");
-      }
       if (chosen_by_caller) {
         // Before the launch's own check, so the message names the path and the way out
         // (automatic's thread orders fit every device: test_arguments_host).
@@ -95,13 +92,6 @@ void check_path(m2l_path path, bool chosen_by_caller, int p) {
         }
       }
       return;
-    case m2l_path::split:
-      if (p < split_min_order || p > split_max_order) {
-        throw_invalid_argument("m2l", "p", p,
-                               std::to_string(split_min_order) + ".." +
-                                   std::to_string(split_max_order) + " for m2l_path::split");
-      }
-      return;
     case m2l_path::tensor:
       // Float runs the wide schedule only (sm_90), computing in double.
       if (std::is_same_v<T, float> && !wide_supported()) {
@@ -111,7 +101,7 @@ void check_path(m2l_path path, bool chosen_by_caller, int p) {
             "the sm_90 wide tensor schedule only)");
       }
       return;
-    default:  // warp and direct serve every order
+    default:  // split, warp and direct serve every device
       return;
   }
 }
@@ -147,11 +137,12 @@ void launch(m2l_path path, int p, const cpx<T>* M, const T* deltas, cpx<T>* L,
   }
 }
 
-/// wham::m2l on arguments it has checked: `automatic` resolved, the path checked against p
-/// and this device, then (device queries) the pointers' device access, then the launch.
+/// wham::m2l's one call once its checks that need no device have passed (num_pairs >= 1):
+/// `automatic` resolved, the path checked against this device, whether the device can
+/// address each pointer (a device query), the launch.
 template <class T>
-void dispatch(m2l_path path, int p, const cuda::std::complex<T>* multipoles, const T* deltas,
-              cuda::std::complex<T>* locals, std::int64_t num_pairs, cudaStream_t stream) {
+void run(m2l_path path, int p, const cuda::std::complex<T>* multipoles, const T* deltas,
+         cuda::std::complex<T>* locals, std::int64_t num_pairs, cudaStream_t stream) {
   const bool chosen_by_caller = path != m2l_path::automatic;
   if (!chosen_by_caller) path = automatic_path<T>(p);
   check_path<T>(path, chosen_by_caller, p);
