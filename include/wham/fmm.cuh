@@ -201,7 +201,7 @@ inline void check_interaction_list(const std::int32_t* src, const std::int32_t* 
                                    int num_classes, unsigned long long* out_of_range,
                                    cudaStream_t stream = 0) {
   constexpr const char* f = "check_interaction_list";
-  detail::check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
+  detail::check_range(f, "num_pairs", num_pairs, 0, detail::fmm::max_pairs);
   detail::check_range(f, "num_multipoles", num_multipoles, 0, detail::fmm::max_rows);
   detail::check_range(f, "num_locals", num_locals, 0, detail::fmm::max_rows);
   if (cls != nullptr)

@@ -30,8 +30,7 @@ void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, con
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2l_accumulate: T must be float or double");
   check_range(f, "p", p, 0, m2l_max_order<T>());
-  // 32 pairs a warp unit and 64-bit coefficient offsets
-  check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
+  check_range(f, "num_pairs", num_pairs, 0, max_pairs);
   const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
   check_range(f, "num_multipoles", num_multipoles, min_rows, max_rows);
   check_range(f, "num_locals", num_locals, min_rows, max_rows);

@@ -73,6 +73,10 @@ struct pair_list {
 /// Largest class table the class form takes (shared memory: 5 values a class).
 inline constexpr int max_classes = 1024;
 
+/// Largest pair count: 32 pairs a warp unit of a grid of at most 2^31 - 1 blocks, and
+/// 64-bit coefficient offsets.
+inline constexpr std::int64_t max_pairs = std::int64_t(0x7fffffff) * 32;
+
 /// Rotation data of one displacement class, made once per block.
 template <class T>
 struct class_rotation {
