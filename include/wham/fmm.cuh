@@ -79,6 +79,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/fmm/check.cuh>
 #include <wham/detail/fmm/count_out_of_range.cuh>
 #include <wham/detail/fmm/dispatch.cuh>
@@ -206,14 +207,11 @@ inline void check_interaction_list(const std::int32_t* src, const std::int32_t* 
   detail::check_range(f, "num_locals", num_locals, 0, detail::fmm::max_rows);
   if (cls != nullptr)
     detail::check_range(f, "num_classes", num_classes, 1, detail::fmm::max_classes);
-  detail::check_not_null(f, "out_of_range", out_of_range);
-  detail::check_aligned(f, "out_of_range", out_of_range);
+  detail::check_buffer(f, "out_of_range", out_of_range);
   if (num_pairs > 0) {
-    detail::check_not_null(f, "src", src);
-    detail::check_not_null(f, "tgt", tgt);
-    detail::check_aligned(f, "src", src);
-    detail::check_aligned(f, "tgt", tgt);
-    if (cls != nullptr) detail::check_aligned(f, "cls", cls);
+    detail::check_buffer(f, "src", src);
+    detail::check_buffer(f, "tgt", tgt);
+    detail::check_optional_buffer(f, "cls", cls);
   }
   detail::fmm::run_count_out_of_range(f, src, tgt, cls, num_pairs, num_multipoles, num_locals,
                                       cls != nullptr ? num_classes : 0, out_of_range, stream);

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/wht/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -98,10 +99,8 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> sc
   detail::check_enum(f, "path", path, detail::fwht_path_count,
                      "automatic, fused, kronecker or baseline");
   if (batch == 0) return;
-  detail::check_not_null(f, "in", in);
-  detail::check_not_null(f, "out", out);
-  detail::check_aligned(f, "in", in);
-  detail::check_aligned(f, "out", out);
+  detail::check_buffer(f, "in", in);
+  detail::check_buffer(f, "out", out);
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     const std::uint64_t bytes = std::uint64_t(batch << log_n) * sizeof(T);
     if (detail::ranges_overlap(in, bytes, out, bytes)) {

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/wht/dispatch.cuh>
 #include <wham/error.hpp>
 #include <wham/fwht.cuh>
@@ -78,10 +79,8 @@ void hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, fwht_sc
   detail::check_enum(f, "matrices", matrices, detail::hadamard_matrices_count,
                      "fast_hadamard_transform or quarot");
   if (batch == 0) return;
-  detail::check_not_null(f, "in", in);
-  detail::check_not_null(f, "out", out);
-  detail::check_aligned(f, "in", in);
-  detail::check_aligned(f, "out", out);
+  detail::check_buffer(f, "in", in);
+  detail::check_buffer(f, "out", out);
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     const std::uint64_t bytes = std::uint64_t((batch * m) << log_k) * sizeof(T);
     if (detail::ranges_overlap(in, bytes, out, bytes)) {

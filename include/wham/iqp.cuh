@@ -69,6 +69,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/iqp/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -138,15 +139,10 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
       std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
                              INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
   if (batch == 0) return;
-  detail::check_not_null(f, "params", params);
-  detail::check_not_null(f, "states", states);
-  detail::check_aligned(f, "params", params);
-  detail::check_aligned(f, "states", states);
-  if (detail::ranges_overlap(states, std::uint64_t(batch << num_qubits) * sizeof(Out), params,
-                             std::uint64_t(batch * per_sample) * sizeof(Param))) {
-    detail::throw_invalid_argument(f, "states", "a range overlapping params",
-                                   "a buffer apart from params");
-  }
+  detail::check_buffer(f, "params", params);
+  detail::check_buffer(f, "states", states);
+  detail::check_apart(f, detail::span_of("states", states, std::uint64_t(batch << num_qubits)),
+                      {detail::span_of("params", params, std::uint64_t(batch * per_sample))});
   detail::iqp::run(params, per_sample, states, num_qubits, batch, variant, stream, path);
 }
 

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/m2l/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -55,7 +56,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 namespace wham {
@@ -85,31 +85,20 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
                       std::min<std::int64_t>(INT64_MAX / (C * 2 * std::int64_t(sizeof(T))),
                                              std::int64_t(0x7fffffff) * 32));
   if (num_pairs == 0) return;
-  detail::check_not_null(f, "multipoles", multipoles);
-  detail::check_not_null(f, "deltas", deltas);
-  detail::check_not_null(f, "locals", locals);
-  detail::check_aligned(f, "multipoles", multipoles);
-  detail::check_aligned(f, "deltas", deltas);
-  detail::check_aligned(f, "locals", locals);
-  {
-    const std::uint64_t coeff_bytes = std::uint64_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
-    if (detail::ranges_overlap(locals, coeff_bytes, multipoles, coeff_bytes) ||
-        detail::ranges_overlap(locals, coeff_bytes, deltas,
-                               std::uint64_t(num_pairs * 3) * sizeof(T))) {
-      detail::throw_invalid_argument(f, "locals", "an overlapping range",
-                                     "a buffer apart from multipoles and deltas");
-    }
-  }
+  detail::check_buffer(f, "multipoles", multipoles);
+  detail::check_buffer(f, "deltas", deltas);
+  detail::check_buffer(f, "locals", locals);
+  const auto n = std::uint64_t(num_pairs), Cu = std::uint64_t(C);
+  detail::check_apart(f, detail::span_of("locals", locals, n * Cu),
+                      {detail::span_of("multipoles", multipoles, n * Cu),
+                       detail::span_of("deltas", deltas, 3 * n)});
   // the orders of a path the caller names (automatic's choices serve every order)
   namespace m = detail::m2l;
-  if (path == m2l_path::thread && p > m::thread_max_order) {
-    detail::throw_invalid_argument(
-        f, "p", p, "0.." + std::to_string(m::thread_max_order) + " for m2l_path::thread");
+  if (path == m2l_path::thread) {
+    detail::check_range_for(f, "p", p, 0, m::thread_max_order, "m2l_path::thread");
   }
-  if (path == m2l_path::split && (p < m::split_min_order || p > m::split_max_order)) {
-    detail::throw_invalid_argument(f, "p", p,
-                                   std::to_string(m::split_min_order) + ".." +
-                                       std::to_string(m::split_max_order) + " for m2l_path::split");
+  if (path == m2l_path::split) {
+    detail::check_range_for(f, "p", p, m::split_min_order, m::split_max_order, "m2l_path::split");
   }
   m::run<T>(path, p, multipoles, deltas, locals, num_pairs, stream);
 }

@@ -70,7 +70,7 @@ TEST_CASE("the FMM forms reject a locals range that shares a byte with any input
           "[fmm][errors]") {
   // One buffer carved up: locals placed to overlap each input in turn by one row or less.
   alignas(16) static c128 pool[4096];
-  const char* tail = " is invalid (valid: a buffer apart from every input)";
+  const char* tail = " is invalid (valid: a buffer apart from every other argument)";
   auto* base = reinterpret_cast<unsigned char*>(pool);
   const auto* m = reinterpret_cast<const c128*>(base);             // 4 rows of 9: 576 bytes
   const auto* geo = reinterpret_cast<const double*>(base + 1024);  // 12 doubles

@@ -5,20 +5,21 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/fmm/pair_list.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 namespace wham::detail::fmm {
 
-/// Everything an accumulate form checks without the device, in order: ranges, enumerations,
-/// then (for a call that enqueues work) null pointers, alignment, overlaps. Whether the
-/// device can address each pointer is run_accumulate's (dispatch.cuh).
+/// Everything an accumulate form checks without the device, in order (detail/check.hpp):
+/// ranges, enumerations, then (for a call that enqueues work) each pointer's null and
+/// alignment, locals apart from every input. Whether the device can address each pointer
+/// is run_accumulate's (dispatch.cuh).
 /// geo_count: the number of T values `geo` holds; cls: null for the forms without classes.
 template <class T>
 void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, const T* geo,
@@ -36,38 +37,19 @@ void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, con
   check_range(f, "num_locals", num_locals, min_rows, max_rows);
   check_enum(f, "method", method, method_count, "automatic, atomic or deterministic");
   if (num_pairs == 0) return;
-  check_not_null(f, "multipoles", multipoles);
-  check_not_null(f, geo_name, geo);
-  check_not_null(f, "src", src);
-  check_not_null(f, "tgt", tgt);
-  check_not_null(f, "locals", locals);
-  check_aligned(f, "multipoles", multipoles);
-  check_aligned(f, geo_name, geo);
-  if (cls != nullptr) check_aligned(f, "cls", cls);
-  check_aligned(f, "src", src);
-  check_aligned(f, "tgt", tgt);
-  check_aligned(f, "locals", locals);
+  check_buffer(f, "multipoles", multipoles);
+  check_buffer(f, geo_name, geo);
+  check_optional_buffer(f, "cls", cls);
+  check_buffer(f, "src", src);
+  check_buffer(f, "tgt", tgt);
+  check_buffer(f, "locals", locals);
   // locals is written: no input may share a byte with it
-  const std::uint64_t C = std::uint64_t(m2l_num_coeffs(p));
-  const std::uint64_t local_bytes = std::uint64_t(num_locals) * C * sizeof(cuda::std::complex<T>);
-  const std::uint64_t index_bytes = std::uint64_t(num_pairs) * sizeof(std::int32_t);
-  const struct {
-    const char* name;
-    const void* p;
-    std::uint64_t bytes;
-  } inputs[] = {
-      {"multipoles", multipoles, std::uint64_t(num_multipoles) * C * sizeof(cuda::std::complex<T>)},
-      {geo_name, geo, std::uint64_t(geo_count) * sizeof(T)},
-      {"cls", cls, cls != nullptr ? index_bytes : 0},
-      {"src", src, index_bytes},
-      {"tgt", tgt, index_bytes},
-  };
-  for (const auto& in : inputs) {
-    if (in.bytes != 0 && ranges_overlap(locals, local_bytes, in.p, in.bytes)) {
-      throw_invalid_argument(f, "locals", std::string("a range overlapping ") + in.name,
-                             "a buffer apart from every input");
-    }
-  }
+  const auto C = std::uint64_t(m2l_num_coeffs(p)), n = std::uint64_t(num_pairs);
+  check_apart(f, span_of("locals", locals, std::uint64_t(num_locals) * C),
+              {span_of("multipoles", multipoles, std::uint64_t(num_multipoles) * C),
+               span_of(geo_name, geo, std::uint64_t(geo_count)),
+               span_of("cls", cls, cls != nullptr ? n : 0), span_of("src", src, n),
+               span_of("tgt", tgt, n)});
 }
 
 /// The class forms' checks: num_classes before any pointer, then check_arguments.

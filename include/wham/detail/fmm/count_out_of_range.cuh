@@ -1,8 +1,9 @@
 /// \file wham/detail/fmm/count_out_of_range.cuh
-/// \brief wham::check_interaction_list's kernel: counts the pairs whose indices fall
-/// outside their buffers (the pairs the accumulate forms skip).
+/// \brief wham::check_interaction_list's kernel and its one call: counts the pairs whose
+/// indices fall outside their buffers (the pairs the accumulate forms skip).
 #pragma once
 
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/error.hpp>
 
@@ -66,12 +67,9 @@ inline void run_count_out_of_range(const char* f, const std::int32_t* src, const
                                    std::int64_t num_multipoles, std::int64_t num_locals,
                                    int num_classes, unsigned long long* count,
                                    cudaStream_t stream) {
-  check_device_accessible(f, "out_of_range", count);
-  if (num_pairs > 0) {
-    check_device_accessible(f, "src", src);
-    check_device_accessible(f, "tgt", tgt);
-    if (cls != nullptr) check_device_accessible(f, "cls", cls);
-  }
+  const auto n = std::uint64_t(num_pairs);
+  check_accessible(f, {span_of("out_of_range", count, 1), span_of("src", src, n),
+                       span_of("tgt", tgt, n), span_of("cls", cls, n)});
   launch_count_out_of_range(src, tgt, cls, num_pairs, num_multipoles, num_locals, num_classes,
                             count, stream);
 }

@@ -7,6 +7,7 @@
 
 #include <wham/detail/api.hpp>
 #include <wham/detail/arch/dispatch_int.cuh>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/fmm/accumulate.cuh>
 #include <wham/detail/fmm/accumulate_tensor.cuh>
@@ -20,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -206,19 +208,22 @@ void launch_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t st
 
 // ---- the forms' one call ---------------------------------------------------------------
 
-/// Whether the device can address each pointer of the list (a device query), in the order
-/// of the forms' arguments.
+/// Whether the device can address each pointer of the list at order p (a device query),
+/// in the order of the forms' arguments.
 template <class T>
-void check_accessible(const char* f, const pair_list<T>& l) {
+void check_list_accessible(const char* f, const pair_list<T>& l, int p) {
+  const auto C = std::uint64_t(m2l_num_coeffs(p)), n = std::uint64_t(l.num_pairs);
+  const std::uint64_t geo_count = l.mode == geometry::pair_deltas ? 3 * n
+                                  : l.mode == geometry::centers
+                                      ? 3 * std::uint64_t(std::max(l.num_multipoles, l.num_locals))
+                                      : 3 * std::uint64_t(l.num_classes);
   const char* geo_name = l.mode == geometry::pair_deltas ? "deltas"
                          : l.mode == geometry::centers   ? "centers"
                                                          : "class_deltas";
-  check_device_accessible(f, "multipoles", l.multipoles);
-  check_device_accessible(f, geo_name, l.geo);
-  if (l.cls != nullptr) check_device_accessible(f, "cls", l.cls);
-  check_device_accessible(f, "src", l.src);
-  check_device_accessible(f, "tgt", l.tgt);
-  check_device_accessible(f, "locals", l.locals);
+  check_accessible(
+      f, {span_of("multipoles", l.multipoles, std::uint64_t(l.num_multipoles) * C),
+          span_of(geo_name, l.geo, geo_count), span_of("cls", l.cls, n), span_of("src", l.src, n),
+          span_of("tgt", l.tgt, n), span_of("locals", l.locals, std::uint64_t(l.num_locals) * C)});
 }
 
 /// An accumulate form's one call once its checks that need no device have passed
@@ -227,14 +232,14 @@ void check_accessible(const char* f, const pair_list<T>& l) {
 template <class T>
 void run_accumulate(const char* f, const pair_list<T>& l, int p, bool deterministic,
                     cudaStream_t stream) {
-  check_accessible(f, l);
+  check_list_accessible(f, l, p);
   launch_accumulate<T>(f, l, p, deterministic, stream);
 }
 
 /// m2l_accumulate_class_groups' one call, as run_accumulate.
 template <class T>
 void run_grouped(const char* f, const pair_list<T>& l, int p, cudaStream_t stream) {
-  check_accessible(f, l);
+  check_list_accessible(f, l, p);
   launch_grouped<T>(f, l, p, stream);
 }
 

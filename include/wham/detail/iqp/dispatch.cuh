@@ -7,6 +7,7 @@
 
 #include <wham/detail/api.hpp>
 #include <wham/detail/arch/dispatch_int.cuh>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/iqp/product.cuh>
@@ -189,8 +190,8 @@ bool path_serves(iqp_path path, int n, iqp_variant variant) {
 template <class Param, class Out>
 void run(const Param* params, std::int64_t per_sample, Out* states, int n, std::int64_t batch,
          iqp_variant variant, cudaStream_t stream, iqp_path path) {
-  check_device_accessible("iqp_encode", "params", params);
-  check_device_accessible("iqp_encode", "states", states);
+  check_accessible("iqp_encode", {span_of("params", params, std::uint64_t(batch * per_sample)),
+                                  span_of("states", states, std::uint64_t(batch << n))});
   dispatch(params, per_sample, states, n, batch, variant, stream, path);
 }
 

@@ -6,6 +6,7 @@
 
 #include <wham/detail/api.hpp>
 #include <wham/detail/arch/probe.cuh>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/direct.cuh>
 #include <wham/detail/m2l/split.cuh>
@@ -146,9 +147,9 @@ void run(m2l_path path, int p, const cuda::std::complex<T>* multipoles, const T*
   const bool chosen_by_caller = path != m2l_path::automatic;
   if (!chosen_by_caller) path = automatic_path<T>(p);
   check_path<T>(path, chosen_by_caller, p);
-  check_device_accessible("m2l", "multipoles", multipoles);
-  check_device_accessible("m2l", "deltas", deltas);
-  check_device_accessible("m2l", "locals", locals);
+  const auto n = std::uint64_t(num_pairs), C = std::uint64_t(m2l_num_coeffs(p));
+  check_accessible("m2l", {span_of("multipoles", multipoles, n * C),
+                           span_of("deltas", deltas, 3 * n), span_of("locals", locals, n * C)});
   launch<T>(path, p, reinterpret_cast<const cpx<T>*>(multipoles), deltas,
             reinterpret_cast<cpx<T>*>(locals), num_pairs, stream);
 }

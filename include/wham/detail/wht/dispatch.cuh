@@ -6,6 +6,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/baseline.cuh>
 #include <wham/detail/wht/cluster.cuh>
@@ -159,10 +160,9 @@ void fwht_checked(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T>
 template <class T>
 void run_fwht(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T> scale,
               cudaStream_t stream, fwht_path path) {
-  check_device_accessible("fwht", "in", in);
-  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
-    check_device_accessible("fwht", "out", out);
-  }
+  const auto n = std::uint64_t(batch << log_n);
+  const bool apart = static_cast<const void*>(in) != static_cast<const void*>(out);
+  check_accessible("fwht", {span_of("in", in, n), span_of("out", apart ? out : nullptr, n)});
   fwht_checked<T>(in, out, log_n, batch, scale, stream, path);
 }
 
@@ -192,10 +192,9 @@ void dispatch_hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch
 template <class T>
 void run_hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, scale_t<T> scale,
                   cudaStream_t stream, hadamard_matrices matrices, bool transpose) {
-  check_device_accessible("hadamard", "in", in);
-  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
-    check_device_accessible("hadamard", "out", out);
-  }
+  const auto n = std::uint64_t((batch * m) << log_k);
+  const bool apart = static_cast<const void*>(in) != static_cast<const void*>(out);
+  check_accessible("hadamard", {span_of("in", in, n), span_of("out", apart ? out : nullptr, n)});
   if (m == 1) return fwht_checked<T>(in, out, log_k, batch, scale, stream, fwht_path::automatic);
   dispatch_hadamard<T>(in, out, m, log_k, batch, scale, stream, matrices, transpose);
 }
