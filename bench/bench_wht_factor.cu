@@ -1,4 +1,4 @@
-// One Hadamard factor in three forms, for the large-n issue's question: apply each factor
+// One Hadamard factor in three forms, to choose among them for large n: apply each factor
 // of H_n = H_hi (x) H_lo as register butterflies or as a small dense product with a
 // Hadamard block (entries +-1, exact in every precision), on tensor cores where they win.
 // The factor is H_8 (3 bits) over "columns" of 8 elements strided by `cols` (element j of

@@ -118,7 +118,7 @@ fi
 # one job a test case: one after another the runs take over 16 minutes on an H100.
 if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
   san_rows=""
-  split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
+  split=" ${WHAM_SANITIZE_SPLIT:-test_fmm_accumulate_gpu test_fmm_class_groups_gpu test_fwht_paths_gpu test_iqp_kronecker_gpu} "
   # Bare test case names, one a line. Catch2 v2 lists them with --list-test-names-only
   # and exits with the number listed (not 0); v3 rejects that option and lists them with
   # --list-tests at quiet verbosity. tests/support/gpu_main.cu prints the device first.
@@ -141,7 +141,7 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     tools="memcheck racecheck"
     # synccheck where block barriers sit in warp-uniform divergent code (the M2L split
     # schedule's barrier.sync, also in the accumulate forms)
-    case "$name" in test_m2l_gpu | test_fmm_gpu) tools="$tools synccheck" ;; esac
+    case "$name" in test_m2l_gpu | test_fmm_accumulate_gpu | test_fmm_class_groups_gpu | test_fmm_large_gpu) tools="$tools synccheck" ;; esac
     if [ -n "${WHAM_SANITIZE_TOOLS:-}" ]; then  # a call of its own for one slow tool
       kept=""
       for tool in $tools; do [[ " $WHAM_SANITIZE_TOOLS " == *" $tool "* ]] && kept+=" $tool"; done

@@ -5,7 +5,7 @@
 #pragma GCC visibility pop
 
 #include <wham/prebuilt.hpp>
-#include <wham/reference/fwht.hpp>
+#include <wham/detail/wht/hadamard_matrices.hpp>
 
 #include "c_complex.hpp"
 #include "c_guard.hpp"
@@ -142,7 +142,7 @@ wham_status wham_hadamard_matrix(int32_t m, int32_t matrices, int8_t* entries) {
     for (int a = 0; a < m; ++a) {
       for (int j = 0; j < m; ++j) {
         entries[a * m + j] =
-            static_cast<int8_t>(wham::reference::hadamard_entry(m, matrices_of(matrices), a, j));
+            static_cast<int8_t>(wham::detail::wht::hadamard_entry(m, matrices_of(matrices), a, j));
       }
     }
   });

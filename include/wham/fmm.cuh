@@ -79,7 +79,9 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/fmm/check.cuh>
+#include <wham/detail/fmm/count_out_of_range.cuh>
 #include <wham/detail/fmm/dispatch.cuh>
 #include <wham/detail/fmm/pair_list.cuh>
 #include <wham/error.hpp>
@@ -97,107 +99,6 @@ namespace wham {
 
 // m2l_accumulate_method and the declarations with their default arguments: detail/api.hpp.
 
-namespace detail::fmm {
-
-/// Everything an accumulate form checks before it touches the device, in order: the pure
-/// checks (ranges, enumerations, null pointers, alignment, overlaps), then, for a call that
-/// enqueues work, whether each pointer is device-accessible (a device query).
-/// geo_count: the number of T values `geo` holds; cls: null for the forms without classes.
-template <class T>
-void check_common(const char* f, const cuda::std::complex<T>* multipoles, const T* geo,
-                  const char* geo_name, std::int64_t geo_count, const std::int32_t* cls,
-                  const std::int32_t* src, const std::int32_t* tgt,
-                  const cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
-                  std::int64_t num_multipoles, std::int64_t num_locals,
-                  m2l_accumulate_method method) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "wham::m2l_accumulate: T must be float or double");
-  check_range(f, "p", p, 0, m2l_max_order<T>());
-  // 32 pairs a warp unit and 64-bit coefficient offsets
-  check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
-  const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
-  check_range(f, "num_multipoles", num_multipoles, min_rows, max_rows);
-  check_range(f, "num_locals", num_locals, min_rows, max_rows);
-  check_enum(f, "method", method, method_count, "automatic, atomic or deterministic");
-  if (num_pairs == 0) return;
-  check_not_null(f, "multipoles", multipoles);
-  check_not_null(f, geo_name, geo);
-  check_not_null(f, "src", src);
-  check_not_null(f, "tgt", tgt);
-  check_not_null(f, "locals", locals);
-  check_aligned(f, "multipoles", multipoles);
-  check_aligned(f, geo_name, geo);
-  if (cls != nullptr) check_aligned(f, "cls", cls);
-  check_aligned(f, "src", src);
-  check_aligned(f, "tgt", tgt);
-  check_aligned(f, "locals", locals);
-  // locals is written: no input may share a byte with it
-  const std::uint64_t C = std::uint64_t(m2l_num_coeffs(p));
-  const std::uint64_t local_bytes = std::uint64_t(num_locals) * C * sizeof(cuda::std::complex<T>);
-  const std::uint64_t index_bytes = std::uint64_t(num_pairs) * sizeof(std::int32_t);
-  const struct {
-    const char* name;
-    const void* p;
-    std::uint64_t bytes;
-  } inputs[] = {
-      {"multipoles", multipoles, std::uint64_t(num_multipoles) * C * sizeof(cuda::std::complex<T>)},
-      {geo_name, geo, std::uint64_t(geo_count) * sizeof(T)},
-      {"cls", cls, cls != nullptr ? index_bytes : 0},
-      {"src", src, index_bytes},
-      {"tgt", tgt, index_bytes},
-  };
-  for (const auto& in : inputs) {
-    if (in.bytes != 0 && ranges_overlap(locals, local_bytes, in.p, in.bytes)) {
-      throw_invalid_argument(f, "locals", std::string("a range overlapping ") + in.name,
-                             "a buffer apart from every input");
-    }
-  }
-  check_device_accessible(f, "multipoles", multipoles);
-  check_device_accessible(f, geo_name, geo);
-  if (cls != nullptr) check_device_accessible(f, "cls", cls);
-  check_device_accessible(f, "src", src);
-  check_device_accessible(f, "tgt", tgt);
-  check_device_accessible(f, "locals", locals);
-}
-
-/// The pair list a launch reads (arguments checked).
-template <class T>
-pair_list<T> make_list(const cuda::std::complex<T>* multipoles, const T* geo,
-                       const std::int32_t* cls, const std::int32_t* src, const std::int32_t* tgt,
-                       cuda::std::complex<T>* locals, std::int64_t num_pairs,
-                       std::int64_t num_multipoles, std::int64_t num_locals, int num_classes,
-                       geometry mode) {
-  return {reinterpret_cast<const cpx<T>*>(multipoles),
-          reinterpret_cast<cpx<T>*>(locals),
-          src,
-          tgt,
-          cls,
-          geo,
-          num_classes,
-          mode,
-          num_pairs,
-          num_multipoles,
-          num_locals};
-}
-
-/// The class forms' checks (num_classes before any pointer) and pair list.
-template <class T>
-pair_list<T> class_list(const char* f, const cuda::std::complex<T>* multipoles,
-                        const T* class_deltas, const std::int32_t* cls, const std::int32_t* src,
-                        const std::int32_t* tgt, cuda::std::complex<T>* locals, int p,
-                        std::int64_t num_pairs, int num_classes, std::int64_t num_multipoles,
-                        std::int64_t num_locals, m2l_accumulate_method method) {
-  check_range(f, "num_classes", num_classes, 1, max_classes);
-  if (num_pairs > 0) check_not_null(f, "cls", cls);
-  check_common(f, multipoles, class_deltas, "class_deltas", std::int64_t(num_classes) * 3,
-               num_pairs > 0 ? cls : nullptr, src, tgt, locals, p, num_pairs, num_multipoles,
-               num_locals, method);
-  return make_list(multipoles, class_deltas, cls, src, tgt, locals, num_pairs, num_multipoles,
-                   num_locals, num_classes, geometry::classes);
-}
-
-}  // namespace detail::fmm
-
 /// locals[tgt[i]] += M2L_p(multipoles[src[i]], deltas[i]) for i < num_pairs.
 /// \param multipoles      device pointer, [num_multipoles][(p+1)^2]
 /// \param deltas          device pointer, num_pairs * 3 values (target minus source centre)
@@ -213,10 +114,10 @@ void m2l_accumulate(const cuda::std::complex<T>* multipoles, const T* deltas,
                     int p, std::int64_t num_pairs, std::int64_t num_multipoles,
                     std::int64_t num_locals, cudaStream_t stream, m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate";
-  detail::fmm::check_common(f, multipoles, deltas, "deltas", num_pairs * 3, nullptr, src, tgt,
-                            locals, p, num_pairs, num_multipoles, num_locals, method);
+  detail::fmm::check_arguments(f, multipoles, deltas, "deltas", num_pairs * 3, nullptr, src, tgt,
+                               locals, p, num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(
+  detail::fmm::run_accumulate<T>(
       f,
       detail::fmm::make_list(multipoles, deltas, nullptr, src, tgt, locals, num_pairs,
                              num_multipoles, num_locals, 0, detail::fmm::geometry::pair_deltas),
@@ -233,11 +134,11 @@ void m2l_accumulate_centers(const cuda::std::complex<T>* multipoles, const T* ce
                             std::int64_t num_multipoles, std::int64_t num_locals,
                             cudaStream_t stream, m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate_centers";
-  detail::fmm::check_common(f, multipoles, centers, "centers",
-                            std::max(num_multipoles, num_locals) * 3, nullptr, src, tgt, locals, p,
-                            num_pairs, num_multipoles, num_locals, method);
+  detail::fmm::check_arguments(f, multipoles, centers, "centers",
+                               std::max(num_multipoles, num_locals) * 3, nullptr, src, tgt, locals,
+                               p, num_pairs, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(
+  detail::fmm::run_accumulate<T>(
       f,
       detail::fmm::make_list(multipoles, centers, nullptr, src, tgt, locals, num_pairs,
                              num_multipoles, num_locals, 0, detail::fmm::geometry::centers),
@@ -256,12 +157,15 @@ void m2l_accumulate_classes(const cuda::std::complex<T>* multipoles, const T* cl
                             std::int64_t num_locals, cudaStream_t stream,
                             m2l_accumulate_method method) {
   constexpr const char* f = "m2l_accumulate_classes";
-  const auto l =
-      detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p, num_pairs,
-                              num_classes, num_multipoles, num_locals, method);
+  detail::fmm::check_class_arguments(f, multipoles, class_deltas, cls, src, tgt, locals, p,
+                                     num_pairs, num_classes, num_multipoles, num_locals, method);
   if (num_pairs == 0) return;
-  detail::fmm::launch_accumulate<T>(f, l, p, method == m2l_accumulate_method::deterministic,
-                                    stream);
+  detail::fmm::run_accumulate<T>(
+      f,
+      detail::fmm::make_list(multipoles, class_deltas, cls, src, tgt, locals, num_pairs,
+                             num_multipoles, num_locals, num_classes,
+                             detail::fmm::geometry::classes),
+      p, method == m2l_accumulate_method::deterministic, stream);
 }
 
 /// Class form over pairs grouped by class: locals[tgt[i]] += M2L_p(multipoles[src[i]],
@@ -276,11 +180,15 @@ void m2l_accumulate_class_groups(const cuda::std::complex<T>* multipoles, const 
                                  std::int64_t num_multipoles, std::int64_t num_locals,
                                  cudaStream_t stream) {
   constexpr const char* f = "m2l_accumulate_class_groups";
-  const auto l = detail::fmm::class_list(f, multipoles, class_deltas, cls, src, tgt, locals, p,
-                                         num_pairs, num_classes, num_multipoles, num_locals,
-                                         m2l_accumulate_method::atomic);
+  detail::fmm::check_class_arguments(f, multipoles, class_deltas, cls, src, tgt, locals, p,
+                                     num_pairs, num_classes, num_multipoles, num_locals,
+                                     m2l_accumulate_method::atomic);
   if (num_pairs == 0) return;
-  detail::fmm::launch_grouped<T>(f, l, p, stream);
+  detail::fmm::run_grouped<T>(f,
+                              detail::fmm::make_list(multipoles, class_deltas, cls, src, tgt,
+                                                     locals, num_pairs, num_multipoles, num_locals,
+                                                     num_classes, detail::fmm::geometry::classes),
+                              p, stream);
 }
 
 /// Counts the pairs that m2l_accumulate and its forms skip: src[i] outside
@@ -294,28 +202,19 @@ inline void check_interaction_list(const std::int32_t* src, const std::int32_t* 
                                    int num_classes, unsigned long long* out_of_range,
                                    cudaStream_t stream = 0) {
   constexpr const char* f = "check_interaction_list";
-  detail::check_range(f, "num_pairs", num_pairs, 0, std::int64_t(0x7fffffff) * 32);
+  detail::check_range(f, "num_pairs", num_pairs, 0, detail::fmm::max_pairs);
   detail::check_range(f, "num_multipoles", num_multipoles, 0, detail::fmm::max_rows);
   detail::check_range(f, "num_locals", num_locals, 0, detail::fmm::max_rows);
   if (cls != nullptr)
     detail::check_range(f, "num_classes", num_classes, 1, detail::fmm::max_classes);
-  detail::check_not_null(f, "out_of_range", out_of_range);
-  detail::check_aligned(f, "out_of_range", out_of_range);
+  detail::check_buffer(f, "out_of_range", out_of_range);
   if (num_pairs > 0) {
-    detail::check_not_null(f, "src", src);
-    detail::check_not_null(f, "tgt", tgt);
-    detail::check_aligned(f, "src", src);
-    detail::check_aligned(f, "tgt", tgt);
-    if (cls != nullptr) detail::check_aligned(f, "cls", cls);
+    detail::check_buffer(f, "src", src);
+    detail::check_buffer(f, "tgt", tgt);
+    detail::check_optional_buffer(f, "cls", cls);
   }
-  detail::check_device_accessible(f, "out_of_range", out_of_range);
-  if (num_pairs > 0) {
-    detail::check_device_accessible(f, "src", src);
-    detail::check_device_accessible(f, "tgt", tgt);
-    if (cls != nullptr) detail::check_device_accessible(f, "cls", cls);
-  }
-  detail::fmm::launch_count_out_of_range(src, tgt, cls, num_pairs, num_multipoles, num_locals,
-                                         cls != nullptr ? num_classes : 0, out_of_range, stream);
+  detail::fmm::run_count_out_of_range(f, src, tgt, cls, num_pairs, num_multipoles, num_locals,
+                                      cls != nullptr ? num_classes : 0, out_of_range, stream);
 }
 
 }  // namespace wham

@@ -44,8 +44,8 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/device.cuh>
-#include <wham/detail/wht/common.cuh>
+#include <wham/detail/check.hpp>
+#include <wham/detail/wht/dispatch.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -58,28 +58,10 @@ namespace wham {
 
 // fwht_path, fwht_scale_t and the declarations with their default arguments: detail/api.hpp.
 
-}  // namespace wham
-
-// The path choice needs fwht_path.
-#include <wham/detail/wht/dispatch.cuh>
-
-namespace wham {
-
 /// Whether `path` serves rows of 2^log_n elements of T on the current device.
 template <class T>
 bool fwht_path_serves(fwht_path path, int log_n) {
-  using V = detail::wht::compute_t<T>;
-  if (log_n < 0 || log_n > 30) return false;
-  switch (path) {
-    case fwht_path::automatic:
-    case fwht_path::baseline:
-      return true;
-    case fwht_path::fused:
-      return log_n <= detail::wht::fused_cluster_max_log_n<V>();
-    case fwht_path::kronecker:
-      return detail::wht::kronecker_serves<V>(log_n);
-  }
-  return false;
+  return detail::wht::path_serves<T>(path, log_n);
 }
 
 /// Largest log_n the fused path serves for element type T on the current device.
@@ -110,35 +92,23 @@ void fwht(const T* in, T* out, int log_n, std::int64_t batch, fwht_scale_t<T> sc
                     std::is_same_v<T, __nv_bfloat16>,
                 "wham::fwht: T must be float, double, cuda::std::complex<float|double>, __half "
                 "or __nv_bfloat16");
-  detail::check_range("fwht", "log_n", log_n, 0, 30);
+  constexpr const char* f = "fwht";
+  detail::check_range(f, "log_n", log_n, 0, detail::fwht_max_log_n);
   // batch * 2^log_n * sizeof(T) bytes must fit in int64.
-  detail::check_range("fwht", "batch", batch, 0, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
-  detail::check_enum("fwht", "path", path, detail::fwht_path_count,
+  detail::check_range(f, "batch", batch, 0, (INT64_MAX / std::int64_t(sizeof(T))) >> log_n);
+  detail::check_enum(f, "path", path, detail::fwht_path_count,
                      "automatic, fused, kronecker or baseline");
   if (batch == 0) return;
-  detail::check_not_null("fwht", "in", in);
-  detail::check_not_null("fwht", "out", out);
-  detail::check_aligned("fwht", "in", in);
-  detail::check_aligned("fwht", "out", out);
+  detail::check_buffer(f, "in", in);
+  detail::check_buffer(f, "out", out);
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     const std::uint64_t bytes = std::uint64_t(batch << log_n) * sizeof(T);
     if (detail::ranges_overlap(in, bytes, out, bytes)) {
-      detail::throw_invalid_argument("fwht", "out", "a range overlapping in",
+      detail::throw_invalid_argument(f, "out", "a range overlapping in",
                                      "in itself (in place) or a buffer apart from in");
     }
   }
-  // Device queries from here on: every pure argument check above has passed.
-  detail::check_device_accessible("fwht", "in", in);
-  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
-    detail::check_device_accessible("fwht", "out", out);
-  }
-  detail::wht::fwht_checked<T>(in, out, log_n, batch, scale, stream, path);
-}
-
-template <class T>
-void detail::wht::fwht_checked(const T* in, T* out, int log_n, std::int64_t batch,
-                               scale_t<T> scale, cudaStream_t stream, fwht_path path) {
-  dispatch<T>(in, out, log_n, batch, scale, stream, path);
+  detail::wht::run_fwht<T>(in, out, log_n, batch, scale, stream, path);
 }
 
 }  // namespace wham

@@ -25,7 +25,7 @@
 /// where a row fits one block's shared memory (fused), twice beyond (a fwht of the segments,
 /// then the H_m pass).
 ///
-/// Paths (chosen here, from the row's size and the device):
+/// Paths (chosen from the row's size and the device, detail/wht/dispatch.cuh):
 ///   - fused: whole rows in one block's shared memory (1.25 * m * 2^k elements of the
 ///     compute type a row; float on an H100 or H200: up to 12 * 2^11, 20 * 2^11, 28 * 2^10
 ///     and 40 * 2^10), one read and one write;
@@ -37,8 +37,8 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/device.cuh>
-#include <wham/detail/wht/hadamard_m.cuh>
+#include <wham/detail/check.hpp>
+#include <wham/detail/wht/dispatch.cuh>
 #include <wham/error.hpp>
 #include <wham/fwht.cuh>
 
@@ -48,31 +48,6 @@
 #include <type_traits>
 
 namespace wham {
-
-namespace detail::wht {
-
-/// Runs the m * 2^k transform (m > 1) on checked arguments: the fused schedule where a row
-/// fits a block's shared memory, else the split.
-template <class T>
-inline void hadamard_dispatch(const T* in, T* out, int m, int log_k, std::int64_t batch,
-                              scale_t<T> scale, cudaStream_t stream, hadamard_matrices matrices,
-                              bool transpose) {
-  const device_scope device;
-  const int rows_per_block = hadamard_m_rows_per_block<T>(m, log_k, batch);
-  with_hadamard_m(m, static_cast<int>(matrices), transpose, [&](auto mc, auto sc, auto tc) {
-    constexpr int M = decltype(mc)::value;
-    constexpr int S = decltype(sc)::value;
-    constexpr bool Tr = decltype(tc)::value;
-    if (rows_per_block > 0) {
-      launch_hadamard_m_fused<T, M, S, Tr>(in, out, log_k, batch, rows_per_block, scale, stream);
-    } else {
-      fwht_checked<T>(in, out, log_k, batch * M, scale, stream, fwht_path::automatic);
-      launch_hadamard_m_columns<T, M, S, Tr>(out, log_k, batch, stream);
-    }
-  });
-}
-
-}  // namespace detail::wht
 
 /// Batched Hadamard transform of `batch` rows of m * 2^log_k elements.
 /// \param in, out   device pointers, batch * m * 2^log_k elements each; in place (in ==
@@ -93,36 +68,27 @@ void hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, fwht_sc
                     std::is_same_v<T, __nv_bfloat16>,
                 "wham::hadamard: T must be float, double, cuda::std::complex<float|double>, "
                 "__half or __nv_bfloat16");
+  constexpr const char* f = "hadamard";
   if (m != 1 && m != 12 && m != 20 && m != 28 && m != 40) {
-    detail::throw_invalid_argument("hadamard", "m", m, "1, 12, 20, 28 or 40");
+    detail::throw_invalid_argument(f, "m", m, "1, 12, 20, 28 or 40");
   }
-  detail::check_range("hadamard", "log_k", log_k, 0, m == 1 ? 30 : 25);
+  detail::check_range(f, "log_k", log_k, 0,
+                      m == 1 ? detail::fwht_max_log_n : detail::hadamard_max_log_k);
   // batch * m * 2^log_k * sizeof(T) bytes must fit in int64.
-  detail::check_range("hadamard", "batch", batch, 0,
-                      (INT64_MAX / std::int64_t(sizeof(T)) / m) >> log_k);
-  detail::check_enum("hadamard", "matrices", matrices, detail::hadamard_matrices_count,
+  detail::check_range(f, "batch", batch, 0, (INT64_MAX / std::int64_t(sizeof(T)) / m) >> log_k);
+  detail::check_enum(f, "matrices", matrices, detail::hadamard_matrices_count,
                      "fast_hadamard_transform or quarot");
   if (batch == 0) return;
-  detail::check_not_null("hadamard", "in", in);
-  detail::check_not_null("hadamard", "out", out);
-  detail::check_aligned("hadamard", "in", in);
-  detail::check_aligned("hadamard", "out", out);
+  detail::check_buffer(f, "in", in);
+  detail::check_buffer(f, "out", out);
   if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
     const std::uint64_t bytes = std::uint64_t((batch * m) << log_k) * sizeof(T);
     if (detail::ranges_overlap(in, bytes, out, bytes)) {
-      detail::throw_invalid_argument("hadamard", "out", "a range overlapping in",
+      detail::throw_invalid_argument(f, "out", "a range overlapping in",
                                      "in itself (in place) or a buffer apart from in");
     }
   }
-  detail::check_device_accessible("hadamard", "in", in);
-  if (static_cast<const void*>(in) != static_cast<const void*>(out)) {
-    detail::check_device_accessible("hadamard", "out", out);
-  }
-  if (m == 1) {
-    return detail::wht::fwht_checked<T>(in, out, log_k, batch, scale, stream,
-                                        fwht_path::automatic);
-  }
-  detail::wht::hadamard_dispatch<T>(in, out, m, log_k, batch, scale, stream, matrices, transpose);
+  detail::wht::run_hadamard<T>(in, out, m, log_k, batch, scale, stream, matrices, transpose);
 }
 
 }  // namespace wham

@@ -69,7 +69,8 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/device.cuh>
+#include <wham/detail/check.hpp>
+#include <wham/detail/iqp/dispatch.cuh>
 #include <wham/error.hpp>
 
 #include <cuda/std/complex>
@@ -82,16 +83,8 @@
 
 namespace wham {
 
-// iqp_variant, iqp_path and the declarations with their default arguments: detail/api.hpp.
-
-}  // namespace wham
-
-// The path choice needs the enums above.
-#include <wham/detail/iqp/dispatch.cuh>
-
-namespace wham {
-
-// iqp_num_params and iqp_size: detail/api.hpp.
+// iqp_variant, iqp_path, iqp_num_params, iqp_size and the declarations with their default
+// arguments: detail/api.hpp.
 
 /// Largest n the fused path serves for output type Out on the current device.
 template <class Out>
@@ -104,7 +97,7 @@ int iqp_fused_max_qubits() {
 /// Throws wham::error for n outside 1..30, batch < 1 or an invalid variant.
 template <class Out>
 iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch, iqp_variant variant) {
-  detail::check_range("iqp_automatic_path", "num_qubits", num_qubits, 1, 30);
+  detail::check_range("iqp_automatic_path", "num_qubits", num_qubits, 1, detail::iqp_max_qubits);
   detail::check_range("iqp_automatic_path", "batch", batch, 1, INT64_MAX);
   detail::check_iqp_enums("iqp_automatic_path", variant, iqp_path::automatic);
   return detail::iqp::automatic_path<Out>(num_qubits, batch, variant);
@@ -113,19 +106,7 @@ iqp_path iqp_automatic_path(int num_qubits, std::int64_t batch, iqp_variant vari
 /// Whether `path` serves n qubits of `variant` with output type Out on the current device.
 template <class Out>
 bool iqp_path_serves(iqp_path path, int num_qubits, iqp_variant variant) {
-  if (num_qubits < 1 || num_qubits > 30) return false;
-  switch (path) {
-    case iqp_path::product:
-      return variant == iqp_variant::iqp_z;
-    case iqp_path::automatic:
-    case iqp_path::baseline:
-      return true;
-    case iqp_path::fused:
-      return num_qubits <= iqp_fused_max_qubits<Out>();
-    case iqp_path::kronecker:
-      return detail::wht::kronecker_serves<Out>(num_qubits);
-  }
-  return false;
+  return detail::iqp::path_serves<Out>(path, num_qubits, variant);
 }
 
 /// Encodes `batch` samples into IQP states (see the file comment for the layouts).
@@ -149,27 +130,20 @@ void iqp_encode(const Param* params, Out* states, int num_qubits, std::int64_t b
   static_assert(std::is_same_v<Out, cuda::std::complex<float>> ||
                     std::is_same_v<Out, cuda::std::complex<double>>,
                 "wham::iqp_encode: states must be cuda::std::complex<float|double>");
-  detail::check_range("iqp_encode", "num_qubits", num_qubits, 1, 30);
-  detail::check_iqp_enums("iqp_encode", variant, path);
+  constexpr const char* f = "iqp_encode";
+  detail::check_range(f, "num_qubits", num_qubits, 1, detail::iqp_max_qubits);
+  detail::check_iqp_enums(f, variant, path);
   const std::int64_t per_sample = iqp_num_params(num_qubits, variant);
   detail::check_range(
-      "iqp_encode", "batch", batch, 0,
+      f, "batch", batch, 0,
       std::min<std::int64_t>((INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits,
                              INT64_MAX / (per_sample * std::int64_t(sizeof(Param)))));
   if (batch == 0) return;
-  detail::check_not_null("iqp_encode", "params", params);
-  detail::check_not_null("iqp_encode", "states", states);
-  detail::check_aligned("iqp_encode", "params", params);
-  detail::check_aligned("iqp_encode", "states", states);
-  if (detail::ranges_overlap(states, std::uint64_t(batch << num_qubits) * sizeof(Out), params,
-                             std::uint64_t(batch * per_sample) * sizeof(Param))) {
-    detail::throw_invalid_argument("iqp_encode", "states", "a range overlapping params",
-                                   "a buffer apart from params");
-  }
-  // Device queries from here on: every pure argument check above has passed.
-  detail::check_device_accessible("iqp_encode", "params", params);
-  detail::check_device_accessible("iqp_encode", "states", states);
-  detail::iqp::dispatch(params, per_sample, states, num_qubits, batch, variant, stream, path);
+  detail::check_buffer(f, "params", params);
+  detail::check_buffer(f, "states", states);
+  detail::check_apart(f, detail::span_of("states", states, std::uint64_t(batch << num_qubits)),
+                      {detail::span_of("params", params, std::uint64_t(batch * per_sample))});
+  detail::iqp::run(params, per_sample, states, num_qubits, batch, variant, stream, path);
 }
 
 }  // namespace wham

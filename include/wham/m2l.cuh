@@ -47,6 +47,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/m2l/dispatch.cuh>
 #include <wham/error.hpp>
 
@@ -55,34 +56,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 namespace wham {
 
-// m2l_path and the declarations with their default arguments: detail/api.hpp.
-
-namespace detail::m2l {
-/// The schedule a caller's path names (not `automatic`).
-inline schedule requested_schedule(m2l_path path) {
-  switch (path) {
-    case m2l_path::thread:
-      return schedule::thread;
-    case m2l_path::warp:
-      return schedule::warp;
-    case m2l_path::split:
-      return schedule::split;
-    case m2l_path::direct:
-      return schedule::direct;
-    case m2l_path::tensor:
-      return schedule::tensor;
-    default:
-      throw_invalid_argument("m2l", "path", int(path), "an m2l_path value");
-  }
-}
-}  // namespace detail::m2l
-
-// m2l_max_order<T>() and m2l_num_coeffs(p): detail/api.hpp.
+// m2l_path, m2l_max_order<T>(), m2l_num_coeffs(p) and the declarations with their default
+// arguments: detail/api.hpp.
 
 /// locals[i] = M2L_p(multipoles[i], deltas[i]) for i < num_pairs (see the file comment).
 /// \param multipoles  device pointer, num_pairs * (p+1)^2 coefficients
@@ -96,40 +75,32 @@ void m2l(const cuda::std::complex<T>* multipoles, const T* deltas, cuda::std::co
          int p, std::int64_t num_pairs, cudaStream_t stream, m2l_path path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "wham::m2l: T must be float or double");
-  detail::check_range("m2l", "p", p, 0, m2l_max_order<T>());
-  detail::check_enum("m2l", "path", path, detail::m2l_path_count,
+  constexpr const char* f = "m2l";
+  detail::check_range(f, "p", p, 0, m2l_max_order<T>());
+  detail::check_enum(f, "path", path, detail::m2l_path_count,
                      "automatic, thread, warp, split, direct or tensor");
   const std::int64_t C = m2l_num_coeffs(p);
   // pair counts whose byte sizes, or whose thread grids, pass the 64-bit / grid limits
-  detail::check_range("m2l", "num_pairs", num_pairs, 0,
+  detail::check_range(f, "num_pairs", num_pairs, 0,
                       std::min<std::int64_t>(INT64_MAX / (C * 2 * std::int64_t(sizeof(T))),
                                              std::int64_t(0x7fffffff) * 32));
   if (num_pairs == 0) return;
-  detail::check_not_null("m2l", "multipoles", multipoles);
-  detail::check_not_null("m2l", "deltas", deltas);
-  detail::check_not_null("m2l", "locals", locals);
-  detail::check_aligned("m2l", "multipoles", multipoles);
-  detail::check_aligned("m2l", "deltas", deltas);
-  detail::check_aligned("m2l", "locals", locals);
-  {
-    const std::uint64_t coeff_bytes = std::uint64_t(num_pairs * C) * sizeof(cuda::std::complex<T>);
-    if (detail::ranges_overlap(locals, coeff_bytes, multipoles, coeff_bytes) ||
-        detail::ranges_overlap(locals, coeff_bytes, deltas,
-                               std::uint64_t(num_pairs * 3) * sizeof(T))) {
-      detail::throw_invalid_argument("m2l", "locals", "an overlapping range",
-                                     "a buffer apart from multipoles and deltas");
-    }
+  detail::check_buffer(f, "multipoles", multipoles);
+  detail::check_buffer(f, "deltas", deltas);
+  detail::check_buffer(f, "locals", locals);
+  const auto n = std::uint64_t(num_pairs), Cu = std::uint64_t(C);
+  detail::check_apart(f, detail::span_of("locals", locals, n * Cu),
+                      {detail::span_of("multipoles", multipoles, n * Cu),
+                       detail::span_of("deltas", deltas, 3 * n)});
+  // the orders of a path the caller names (automatic's choices serve every order)
+  namespace m = detail::m2l;
+  if (path == m2l_path::thread) {
+    detail::check_range_for(f, "p", p, 0, m::thread_max_order, "m2l_path::thread");
   }
-  const bool chosen_by_caller = path != m2l_path::automatic;
-  const detail::m2l::schedule s = chosen_by_caller ? detail::m2l::requested_schedule(path)
-                                                   : detail::m2l::automatic_schedule<T>(p);
-  detail::m2l::check_schedule<T>(s, chosen_by_caller, p);
-  detail::check_device_accessible("m2l", "multipoles", multipoles);
-  detail::check_device_accessible("m2l", "deltas", deltas);
-  detail::check_device_accessible("m2l", "locals", locals);
-  using detail::m2l::cpx;
-  detail::m2l::launch<T>(s, p, reinterpret_cast<const cpx<T>*>(multipoles), deltas,
-                         reinterpret_cast<cpx<T>*>(locals), num_pairs, stream);
+  if (path == m2l_path::split) {
+    detail::check_range_for(f, "p", p, m::split_min_order, m::split_max_order, "m2l_path::split");
+  }
+  m::run<T>(path, p, multipoles, deltas, locals, num_pairs, stream);
 }
 
 }  // namespace wham

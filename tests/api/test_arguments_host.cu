@@ -56,11 +56,11 @@ TEST_CASE("iqp_encode and its size helpers check their arguments first", "[iqp][
   // States written over the parameters (n = 1: one parameter, two amplitudes a sample).
   CHECK(message_of([&] { wham::iqp_encode(params, reinterpret_cast<c128*>(params), 1, 1, v); }) ==
         msg("states = a range overlapping params is invalid (valid: a buffer apart from "
-            "params)"));
+            "every other argument)"));
   CHECK(message_of([&] {
           wham::iqp_encode(params + 3, reinterpret_cast<c128*>(params), 1, 1, v);
         }) == msg("states = a range overlapping params is invalid (valid: a buffer apart from "
-                  "params)"));
+                  "every other argument)"));
 
   CHECK(message_of([] { wham::iqp_size<c128>(31, 1); }) ==
         "wham::iqp_size: num_qubits = 31 is invalid (valid: 1..30)");
@@ -164,14 +164,15 @@ TEST_CASE("m2l checks its arguments first", "[m2l][errors]") {
   CHECK(message_of([&] { wham::m2l(m, d, static_cast<c128*>(nullptr), 4, 1); }) ==
         "wham::m2l: locals = nullptr is invalid (valid: a device pointer)");
   // locals overlapping multipoles (in place, or one coefficient apart) or the deltas.
-  const std::string overlap =
-      "wham::m2l: locals = an overlapping range is invalid (valid: a buffer apart from "
-      "multipoles and deltas)";
-  CHECK(message_of([&] { wham::m2l(m, d, m, 2, 1); }) == overlap);
-  CHECK(message_of([&] { wham::m2l(m, d, m + 8, 2, 1); }) == overlap);
-  CHECK(message_of([&] { wham::m2l(m + 8, d, m, 2, 1); }) == overlap);
+  const auto overlap = [](const char* input) {
+    return std::string("wham::m2l: locals = a range overlapping ") + input +
+           " is invalid (valid: a buffer apart from every other argument)";
+  };
+  CHECK(message_of([&] { wham::m2l(m, d, m, 2, 1); }) == overlap("multipoles"));
+  CHECK(message_of([&] { wham::m2l(m, d, m + 8, 2, 1); }) == overlap("multipoles"));
+  CHECK(message_of([&] { wham::m2l(m + 8, d, m, 2, 1); }) == overlap("multipoles"));
   CHECK(message_of([&] { wham::m2l(m, reinterpret_cast<const double*>(l + 2), l, 2, 1); }) ==
-        overlap);
+        overlap("deltas"));
   // Explicit paths outside their orders.
   CHECK(message_of([&] { wham::m2l(m, d, l, 13, 1, 0, wham::m2l_path::thread); }) ==
         "wham::m2l: p = 13 is invalid (valid: 0..12 for m2l_path::thread)");
@@ -235,20 +236,20 @@ TEST_CASE("automatic's M2L schedule by order below sm_90, pair streaming and FMM
   const fake_device sm80(8, 0, 166912);
   namespace m2l = wham::detail::m2l;
   namespace fmm = wham::detail::fmm;
-  using s = m2l::schedule;
+  using s = wham::m2l_path;
   for (int p = 0; p <= 20; ++p) {
     CAPTURE(p);
     const s scalar = p <= 6 ? s::thread : p <= 12 ? s::split : s::warp;
     const s with_tensor = p <= 6 ? s::thread : p <= 12 ? s::split : s::tensor;
-    CHECK(m2l::automatic_schedule<double>(p) == with_tensor);
-    CHECK(fmm::accumulate_schedule<double>(p, false) == with_tensor);
-    CHECK(fmm::accumulate_schedule<double>(p, true) == scalar);
+    CHECK(m2l::automatic_path<double>(p) == with_tensor);
+    CHECK(fmm::accumulate_path<double>(p, false) == with_tensor);
+    CHECK(fmm::accumulate_path<double>(p, true) == scalar);
     CHECK(fmm::class_groups_serve<double>(p) == (p >= 1 && p <= 16));
     if (p > 16) continue;
     const s f = p <= 8 ? s::thread : p <= 12 ? s::split : s::warp;
-    CHECK(m2l::automatic_schedule<float>(p) == f);
-    CHECK(fmm::accumulate_schedule<float>(p, false) == f);
-    CHECK(fmm::accumulate_schedule<float>(p, true) == f);
+    CHECK(m2l::automatic_path<float>(p) == f);
+    CHECK(fmm::accumulate_path<float>(p, false) == f);
+    CHECK(fmm::accumulate_path<float>(p, true) == f);
     CHECK(fmm::class_groups_serve<float>(p) == (p >= 10 && p <= 16));
   }
 }
@@ -274,7 +275,7 @@ TEST_CASE("m2l_accumulate and its class forms check their arguments first", "[fm
         }) == "wham::m2l_accumulate: deltas = nullptr is invalid (valid: a device pointer)");
   CHECK(message_of([&] { wham::m2l_accumulate(m, geo, idx, idx, m, 4, 1, 1, 1); }) ==
         "wham::m2l_accumulate: locals = a range overlapping multipoles is invalid (valid: a "
-        "buffer apart from every input)");
+        "buffer apart from every other argument)");
   CHECK(message_of([&] {
           wham::m2l_accumulate_centers(m, static_cast<const double*>(nullptr), idx, idx, l, 4, 1, 1,
                                        1);

@@ -198,7 +198,7 @@ std::vector<int> orders() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("pairs with indices out of range add nothing and write nothing outside",
-                   "[fmm][gpu][issue51]", float, double) {
+                   "[fmm][gpu]", float, double) {
   using T = TestType;
   auto gen = wham_test::rng(51001 + sizeof(T));
   const mixed_list l = make_mixed_list(gen);
@@ -214,7 +214,7 @@ TEMPLATE_TEST_CASE("pairs with indices out of range add nothing and write nothin
   }
 }
 
-TEMPLATE_TEST_CASE("a list of only bad pairs leaves locals untouched", "[fmm][gpu][issue51]", float,
+TEMPLATE_TEST_CASE("a list of only bad pairs leaves locals untouched", "[fmm][gpu]", float,
                    double) {
   using T = TestType;
   auto gen = wham_test::rng(51002 + sizeof(T));
@@ -228,7 +228,7 @@ TEMPLATE_TEST_CASE("a list of only bad pairs leaves locals untouched", "[fmm][gp
   }
 }
 
-TEST_CASE("check_interaction_list counts the pairs the forms skip", "[fmm][gpu][issue51]") {
+TEST_CASE("check_interaction_list counts the pairs the forms skip", "[fmm][gpu]") {
   auto gen = wham_test::rng(51003);
   mixed_list l = make_mixed_list(gen);
   // Class ids out of range too (the class forms give their targets NaN; counted here).
@@ -270,7 +270,7 @@ TEST_CASE("check_interaction_list counts the pairs the forms skip", "[fmm][gpu][
 }
 
 TEST_CASE("host and misaligned pointers throw naming the argument; the context stays usable",
-          "[m2l][fmm][gpu][issue51]") {
+          "[m2l][fmm][gpu]") {
   using cT = cuda::std::complex<double>;
   const int p = 4, C = 25;
   std::vector<cT> hM(2 * C, cT{0.5, -0.25});
@@ -320,7 +320,7 @@ TEST_CASE("host and misaligned pointers throw naming the argument; the context s
 }
 
 TEMPLATE_TEST_CASE("the accumulate forms' schedule fits this device at every order",
-                   "[fmm][gpu][dispatch][issue51]", float, double) {
+                   "[fmm][gpu][dispatch]", float, double) {
   using T = TestType;
   namespace fmm = wham::detail::fmm;
   const std::size_t have = wham::detail::current_device_limits().smem_per_block_optin;
@@ -330,7 +330,7 @@ TEMPLATE_TEST_CASE("the accumulate forms' schedule fits this device at every ord
     for (const bool deterministic : {false, true}) {
       for (int p = 0; p <= wham::m2l_max_order<T>(); ++p) {
         CAPTURE(num_classes, deterministic, p);
-        const auto s = fmm::accumulate_schedule<T>(p, deterministic, mode, num_classes);
+        const auto s = fmm::accumulate_path<T>(p, deterministic, mode, num_classes);
         CHECK(fmm::accumulate_smem_bytes<T>(s, p, mode, num_classes) <= have);
       }
     }
@@ -338,7 +338,7 @@ TEMPLATE_TEST_CASE("the accumulate forms' schedule fits this device at every ord
 }
 
 TEST_CASE("M2L and FMM launches above 48 KB of shared memory run again after cudaDeviceReset",
-          "[m2l][fmm][gpu][issue51]") {
+          "[m2l][fmm][gpu]") {
   // Each round makes its buffers, runs wham::m2l (thread schedule, p = 6 in double: above
   // 48 KB a block) and the grouped class form (the dense operator at p = 8), checks both
   // against the host reference, frees its buffers; a reset comes between the rounds.

@@ -1,5 +1,5 @@
-// The whole FMM of examples/uniform_fmm.cuh (P2M, M2M, M2L class groups, L2L, L2P, P2P, all
-// wham operators) against the direct sum in double at sampled points: the error falls
+// The whole FMM of tests/support/uniform_fmm.cuh, the one examples/fmm_whole.cu runs (P2M,
+// M2M, M2L class groups, L2L, L2P, P2P, all wham operators), against the direct sum in double at sampled points: the error falls
 // geometrically with the order and stays under the bounds docs/specs/translations.md states
 // for a uniform octree with about 4 (p + 1) particles a leaf.
 #include "uniform_fmm.cuh"

@@ -106,9 +106,9 @@ void check_any(double theta, double limit = wham::detail::iqp::fast_reduction_li
 
 }  // namespace
 
-TEST_CASE("iqp phases: any finite angle is reduced exactly", "[iqp][cpu][issue51]") {
-  // Failed before (sincos_reduced alone): from about 3.5e15 radians the shifter no longer
-  // rounded theta * 2/pi to an integer, and sine and cosine were wrong, not of modulus 1.
+TEST_CASE("iqp phases: any finite angle is reduced exactly", "[iqp][cpu]") {
+  // sincos_reduced alone does not serve these: from about 3.5e15 radians its shifter no
+  // longer rounds theta * 2/pi to an integer, and sine and cosine lose modulus 1.
   namespace iqp = wham::detail::iqp;
   for (const double theta : {1e15, 3.6e16, 1e17, 2e18, 1e300, -2e18, 0x1p51, 0x1p52, 0x1p53,
                              0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023}) {
@@ -194,7 +194,8 @@ void check_launches_fit() {
     REQUIRE(cluster_bytes<V, M, M + 1>() <= limit);
     REQUIRE(cluster_bytes<V, M - 1, M + 2>() <= limit);
   }
-  // The issue's floor on an H200 (227 KB): complex128 to n = 13, complex64 to 14 in one block.
+  // The documented floor on an H200 (227 KB): complex128 to n = 13, complex64 to 14 in one
+  // block.
   REQUIRE(wht::fused_max_log_n_for<V>(232448) >= M);
 }
 

@@ -1,5 +1,4 @@
-// IQP states of n = 25..30 qubits (one sample: up to 16 GiB of complex128), untested
-// before issue 51: iqp against slices of the state computed on the host by the defining
+// IQP states of n = 25..30 qubits (one sample: up to 16 GiB of complex128): iqp against slices of the state computed on the host by the defining
 // sum, iqp_z (the product path and the Kronecker transform) against the product form.
 // Skipped under WHAM_TEST_REDUCED=1 (the sanitizer runs).
 #include <wham/iqp.cuh>
@@ -87,7 +86,7 @@ void check_iqp_z(int n, const std::vector<double>& a, const std::vector<std::uin
 }  // namespace
 
 TEST_CASE("iqp at n = 25..30 against slices computed by the definition",
-          "[iqp][gpu][large][issue51]") {
+          "[iqp][gpu][large]") {
   if (wham_test::reduced()) {
     WARN("WHAM_TEST_REDUCED: n = 25..30 skipped");
     return;
@@ -108,7 +107,7 @@ TEST_CASE("iqp at n = 25..30 against slices computed by the definition",
   }
 }
 
-TEST_CASE("iqp_z at n = 25..30 against the product form", "[iqp][gpu][large][issue51]") {
+TEST_CASE("iqp_z at n = 25..30 against the product form", "[iqp][gpu][large]") {
   if (wham_test::reduced()) {
     WARN("WHAM_TEST_REDUCED: n = 25..30 skipped");
     return;

@@ -1,7 +1,7 @@
 // The device building blocks of the fused M2L (detail/m2l/blocks.cuh), run on the
 // host: the whole factorised operator against the direct host reference, for
 // every order the fused kernels serve, in double and float.
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/fmm/class_operator.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/tensor.cuh>

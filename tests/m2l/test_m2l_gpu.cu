@@ -4,7 +4,7 @@
 
 #include "catch.hpp"
 #include "device_buffer.cuh"
-#include "m2l_baselines.cuh"  // bench/: the materialised-blocks baseline
+#include "m2l_baselines.cuh"
 #include "m2l_accuracy.hpp"
 #include "m2l_range.hpp"
 #include "test_util.hpp"

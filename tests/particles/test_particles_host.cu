@@ -3,7 +3,7 @@
 // (detail/particles/harmonics.cuh) run on the host against the double references at every
 // order, and the argument checks that throw before anything touches the device (the
 // pointers are host addresses no check dereferences).
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/particles/harmonics.cuh>
 #include <wham/particles.cuh>
 #include <wham/reference/translations.hpp>

@@ -41,6 +41,10 @@ enum class fwht_path {
 namespace detail {
 /// fwht_path's number of values, for the argument check (baseline stays the last).
 inline constexpr int fwht_path_count = static_cast<int>(fwht_path::baseline) + 1;
+/// Longest row of wham::fwht, log2: 2^30 elements (hadamard's m = 1 as well).
+inline constexpr int fwht_max_log_n = 30;
+/// Longest segment of wham::hadamard's rows of m * 2^k (m > 1), log2.
+inline constexpr int hadamard_max_log_k = 25;
 
 namespace wht {
 /// The real type of an element type: T itself, or the component type of a complex T.
@@ -130,6 +134,8 @@ namespace detail {
 /// The enums' numbers of values, for the argument checks (iqp_z and product stay last).
 inline constexpr int iqp_variant_count = static_cast<int>(iqp_variant::iqp_z) + 1;
 inline constexpr int iqp_path_count = static_cast<int>(iqp_path::product) + 1;
+/// Most qubits of an IQP state: 2^30 amplitudes.
+inline constexpr int iqp_max_qubits = 30;
 
 /// The checks of `variant` and `path` that need no device: each in its range, and
 /// product only for iqp_z.
@@ -148,7 +154,7 @@ inline void check_iqp_enums(const char* function, iqp_variant variant, iqp_path 
 
 /// Real parameters per sample: n (iqp_z) or n + n(n-1)/2 (iqp). Throws for n outside 1..30.
 inline std::int64_t iqp_num_params(int num_qubits, iqp_variant variant) {
-  detail::check_range("iqp_num_params", "num_qubits", num_qubits, 1, 30);
+  detail::check_range("iqp_num_params", "num_qubits", num_qubits, 1, detail::iqp_max_qubits);
   const std::int64_t n = num_qubits;
   return variant == iqp_variant::iqp ? n + n * (n - 1) / 2 : n;
 }
@@ -161,7 +167,7 @@ struct iqp_size {
   std::int64_t amplitudes = 0;
   std::size_t bytes = 0;
   iqp_size(int num_qubits, std::int64_t batch) {
-    detail::check_range("iqp_size", "num_qubits", num_qubits, 1, 30);
+    detail::check_range("iqp_size", "num_qubits", num_qubits, 1, detail::iqp_max_qubits);
     const std::int64_t max_batch = (INT64_MAX / std::int64_t(sizeof(Out))) >> num_qubits;
     detail::check_range("iqp_size", "batch", batch, 0, max_batch);
     amplitudes = batch << num_qubits;

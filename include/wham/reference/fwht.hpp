@@ -3,6 +3,7 @@
 /// rows of m * 2^k (wham::hadamard), in double (compiles without nvcc: plain C++17).
 #pragma once
 
+#include <wham/detail/wht/fwht_host.hpp>
 #include <wham/detail/wht/hadamard_matrices.hpp>
 
 #include <complex>
@@ -15,22 +16,8 @@ namespace wham::reference {
 
 using wham::hadamard_matrices;
 
-/// In-place unnormalised WHT of one row of 2^log_n values, O(n 2^n):
-/// v[k] <- sum_x v[x] (-1)^popcount(x & k).
-template <class T>
-void fwht_inplace(T* v, int log_n) {
-  const std::size_t n = std::size_t(1) << log_n;
-  for (std::size_t h = 1; h < n; h <<= 1) {
-    for (std::size_t i = 0; i < n; i += 2 * h) {
-      for (std::size_t j = i; j < i + h; ++j) {
-        const T a = v[j];
-        const T b = v[j + h];
-        v[j] = a + b;
-        v[j + h] = a - b;
-      }
-    }
-  }
-}
+/// In-place unnormalised WHT of one row of 2^log_n values (detail/wht/fwht_host.hpp).
+using wham::detail::wht::fwht_inplace;
 
 /// Parity of the set bits of v (plain C++17: no compiler builtin, so any host compiler).
 inline bool parity(std::uint64_t v) {
@@ -70,12 +57,9 @@ std::vector<D> fwht_batched(const T* in, int log_n, std::int64_t batch, double s
   return out;
 }
 
-/// Entry (a, j) of H_m (m in 12, 20, 28, 40) of the set `matrices`: +1 or -1.
-inline int hadamard_entry(int m, hadamard_matrices matrices, int a, int j) {
-  const std::uint64_t* rows = wham::detail::wht::hadamard_rows(m, matrices);
-  if (rows == nullptr) throw std::invalid_argument("hadamard_entry: m is 12, 20, 28 or 40");
-  return ((rows[a] >> j) & 1u) != 0 ? -1 : 1;
-}
+/// Entry (a, j) of H_m (m in 12, 20, 28, 40) of the set `matrices`: +1 or -1
+/// (detail/wht/hadamard_matrices.hpp).
+using wham::detail::wht::hadamard_entry;
 
 /// wham::hadamard's definition, batched: each row of m * 2^log_k values of `in` becomes
 /// scale * (H_m (x) H_(2^log_k)) row (H_m^T with `transpose`; m = 1: the WHT), computed

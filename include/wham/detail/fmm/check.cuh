@@ -1,62 +1,69 @@
 /// \file wham/detail/fmm/check.cuh
-/// \brief wham::check_interaction_list's kernel: counts the pairs whose indices fall
-/// outside their buffers (the pairs the accumulate forms skip).
+/// \brief The argument checks of the accumulate forms (wham/fmm.cuh) that need no device, in
+/// the order every form runs them: ranges and enumerations, null pointers, alignment,
+/// overlaps.
 #pragma once
 
-#include <wham/detail/device.cuh>
+#include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
+#include <wham/detail/fmm/pair_list.cuh>
 #include <wham/error.hpp>
 
-#include <cuda_runtime_api.h>
+#include <cuda/std/complex>
 
-#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace wham::detail::fmm {
 
-inline constexpr int count_threads = 256;
-
-/// One count per block (a block-wide sum, then one atomicAdd), grid-stride over pairs.
-template <int Threads>
-__global__ void __launch_bounds__(Threads)
-    count_out_of_range_kernel(const std::int32_t* src, const std::int32_t* tgt,
-                              const std::int32_t* cls, std::int64_t num_pairs,
-                              std::int64_t num_multipoles, std::int64_t num_locals, int num_classes,
-                              unsigned long long* count) {
-  unsigned n = 0;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * Threads + threadIdx.x; i < num_pairs;
-       i += std::int64_t(gridDim.x) * Threads) {
-    const bool bad = std::uint64_t(std::int64_t(src[i])) >= std::uint64_t(num_multipoles) ||
-                     std::uint64_t(std::int64_t(tgt[i])) >= std::uint64_t(num_locals) ||
-                     (cls != nullptr && unsigned(cls[i]) >= unsigned(num_classes));
-    n += bad ? 1u : 0u;
-  }
-#pragma unroll
-  for (int s = 16; s > 0; s >>= 1) n += __shfl_xor_sync(0xffffffffu, n, s);
-  __shared__ unsigned warp_sums[Threads / 32];
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = n;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long total = 0;
-    for (int w = 0; w < Threads / 32; ++w) total += warp_sums[w];
-    if (total != 0) atomicAdd(count, total);
-  }
+/// Everything an accumulate form checks without the device, in order (detail/check.hpp):
+/// ranges, enumerations, then (for a call that enqueues work) each pointer's null and
+/// alignment, locals apart from every input. Whether the device can address each pointer
+/// is run_accumulate's (dispatch.cuh).
+/// geo_count: the number of T values `geo` holds; cls: null for the forms without classes.
+template <class T>
+void check_arguments(const char* f, const cuda::std::complex<T>* multipoles, const T* geo,
+                     const char* geo_name, std::int64_t geo_count, const std::int32_t* cls,
+                     const std::int32_t* src, const std::int32_t* tgt,
+                     const cuda::std::complex<T>* locals, int p, std::int64_t num_pairs,
+                     std::int64_t num_multipoles, std::int64_t num_locals,
+                     m2l_accumulate_method method) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "wham::m2l_accumulate: T must be float or double");
+  check_range(f, "p", p, 0, m2l_max_order<T>());
+  check_range(f, "num_pairs", num_pairs, 0, max_pairs);
+  const std::int64_t min_rows = num_pairs > 0 ? 1 : 0;
+  check_range(f, "num_multipoles", num_multipoles, min_rows, max_rows);
+  check_range(f, "num_locals", num_locals, min_rows, max_rows);
+  check_enum(f, "method", method, method_count, "automatic, atomic or deterministic");
+  if (num_pairs == 0) return;
+  check_buffer(f, "multipoles", multipoles);
+  check_buffer(f, geo_name, geo);
+  check_optional_buffer(f, "cls", cls);
+  check_buffer(f, "src", src);
+  check_buffer(f, "tgt", tgt);
+  check_buffer(f, "locals", locals);
+  // locals is written: no input may share a byte with it
+  const auto C = std::uint64_t(m2l_num_coeffs(p)), n = std::uint64_t(num_pairs);
+  check_apart(f, span_of("locals", locals, std::uint64_t(num_locals) * C),
+              {span_of("multipoles", multipoles, std::uint64_t(num_multipoles) * C),
+               span_of(geo_name, geo, std::uint64_t(geo_count)),
+               span_of("cls", cls, cls != nullptr ? n : 0), span_of("src", src, n),
+               span_of("tgt", tgt, n)});
 }
 
-/// Zeroes *count and enqueues the count (arguments checked by the caller).
-inline void launch_count_out_of_range(const std::int32_t* src, const std::int32_t* tgt,
-                                      const std::int32_t* cls, std::int64_t num_pairs,
-                                      std::int64_t num_multipoles, std::int64_t num_locals,
-                                      int num_classes, unsigned long long* count,
-                                      cudaStream_t stream) {
-  WHAM_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(*count), stream));
-  if (num_pairs == 0) return;
-  // A few waves of blocks: each thread counts many pairs, each block adds once.
-  const std::int64_t blocks =
-      std::min<std::int64_t>((num_pairs + count_threads - 1) / count_threads,
-                             std::int64_t(current_device_limits().sm_count) * 8);
-  count_out_of_range_kernel<count_threads><<<dim3(unsigned(blocks)), count_threads, 0, stream>>>(
-      src, tgt, cls, num_pairs, num_multipoles, num_locals, num_classes, count);
-  WHAM_CHECK_LAUNCH("fmm count_out_of_range_kernel");
+/// The class forms' checks: num_classes before any pointer, then check_arguments.
+template <class T>
+void check_class_arguments(const char* f, const cuda::std::complex<T>* multipoles,
+                           const T* class_deltas, const std::int32_t* cls, const std::int32_t* src,
+                           const std::int32_t* tgt, const cuda::std::complex<T>* locals, int p,
+                           std::int64_t num_pairs, int num_classes, std::int64_t num_multipoles,
+                           std::int64_t num_locals, m2l_accumulate_method method) {
+  check_range(f, "num_classes", num_classes, 1, max_classes);
+  if (num_pairs > 0) check_not_null(f, "cls", cls);
+  check_arguments(f, multipoles, class_deltas, "class_deltas", std::int64_t(num_classes) * 3,
+                  num_pairs > 0 ? cls : nullptr, src, tgt, locals, p, num_pairs, num_multipoles,
+                  num_locals, method);
 }
 
 }  // namespace wham::detail::fmm

@@ -11,6 +11,8 @@
 
 #include <wham/detail/m2l/blocks.cuh>
 
+#include <cuda/std/complex>
+
 #include <cstdint>
 
 namespace wham::detail::fmm {
@@ -70,6 +72,10 @@ struct pair_list {
 
 /// Largest class table the class form takes (shared memory: 5 values a class).
 inline constexpr int max_classes = 1024;
+
+/// Largest pair count: 32 pairs a warp unit of a grid of at most 2^31 - 1 blocks, and
+/// 64-bit coefficient offsets.
+inline constexpr std::int64_t max_pairs = std::int64_t(0x7fffffff) * 32;
 
 /// Rotation data of one displacement class, made once per block.
 template <class T>
@@ -199,6 +205,26 @@ __device__ __forceinline__ void add_atomic(cpx<T>* locals, std::int64_t index, c
 template <class T>
 __device__ __forceinline__ void add_owned(cpx<T>* locals, std::int64_t index, cpx<T> v) {
   locals[index] = locals[index] + v;
+}
+
+/// The pair list of a form's arguments (checked by the caller).
+template <class T>
+pair_list<T> make_list(const cuda::std::complex<T>* multipoles, const T* geo,
+                       const std::int32_t* cls, const std::int32_t* src, const std::int32_t* tgt,
+                       cuda::std::complex<T>* locals, std::int64_t num_pairs,
+                       std::int64_t num_multipoles, std::int64_t num_locals, int num_classes,
+                       geometry mode) {
+  return {reinterpret_cast<const cpx<T>*>(multipoles),
+          reinterpret_cast<cpx<T>*>(locals),
+          src,
+          tgt,
+          cls,
+          geo,
+          num_classes,
+          mode,
+          num_pairs,
+          num_multipoles,
+          num_locals};
 }
 
 }  // namespace wham::detail::fmm

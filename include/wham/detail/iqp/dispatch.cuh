@@ -1,11 +1,13 @@
 /// \file wham/detail/iqp/dispatch.cuh
 /// \brief The one place `wham::iqp_encode` chooses its path and schedule: what
-/// `automatic` resolves to, how the fused path splits a row over blocks, and the launch
-/// switch. Included by wham/iqp.cuh after the `iqp_variant` and `iqp_path` enums.
+/// `automatic` resolves to, how the fused path splits a row over blocks, the launch
+/// switch, and iqp_encode's one call (run).
 /// Tuning constants and rules: tuning.cuh.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/api.hpp>
+#include <wham/detail/arch/dispatch_int.cuh>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/iqp/product.cuh>
@@ -161,6 +163,36 @@ inline void dispatch(const Param* params, std::int64_t per_sample, Out* states, 
       throw_invalid_argument("iqp_encode", "path", static_cast<long long>(path),
                              "automatic, fused, kronecker, baseline or product");
   }
+}
+
+/// Whether `path` serves n qubits of `variant` with output type Out on the current device
+/// (wham::iqp_path_serves).
+template <class Out>
+bool path_serves(iqp_path path, int n, iqp_variant variant) {
+  if (n < 1 || n > iqp_max_qubits) return false;
+  switch (path) {
+    case iqp_path::product:
+      return variant == iqp_variant::iqp_z;
+    case iqp_path::automatic:
+    case iqp_path::baseline:
+      return true;
+    case iqp_path::fused:
+      return n <= fused_max_qubits<Out>();
+    case iqp_path::kronecker:
+      return wht::kronecker_serves<Out>(n);
+  }
+  return false;
+}
+
+/// wham::iqp_encode's one call once its checks that need no device have passed
+/// (batch >= 1): whether the device can address params and states (a device query), then
+/// the path chosen, checked against the device and launched.
+template <class Param, class Out>
+void run(const Param* params, std::int64_t per_sample, Out* states, int n, std::int64_t batch,
+         iqp_variant variant, cudaStream_t stream, iqp_path path) {
+  check_accessible("iqp_encode", {span_of("params", params, std::uint64_t(batch * per_sample)),
+                                  span_of("states", states, std::uint64_t(batch << n))});
+  dispatch(params, per_sample, states, n, batch, variant, stream, path);
 }
 
 }  // namespace wham::detail::iqp

@@ -26,7 +26,7 @@
 /// relative error below (n + 3) eps of the output type (complex64, n = 30: ~2e-6).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/iqp/phase.cuh>
 #include <wham/detail/wht/common.cuh>

@@ -1,10 +1,12 @@
 /// \file wham/detail/m2l/dispatch.cuh
-/// \brief The single place an M2L schedule is chosen: `automatic`'s choice by order, type
-/// and device (also the accumulate forms', detail/fmm/dispatch.cuh), the tensor schedule's
-/// choice of kernel by device, and the launch of a schedule with its availability checks.
+/// \brief The single place an M2L path is chosen: `automatic`'s choice by order, type and
+/// device (also the accumulate forms', detail/fmm/dispatch.cuh), the tensor path's choice of
+/// kernel by device, the checks of a path against p and the device, and the launch.
 #pragma once
 
+#include <wham/detail/api.hpp>
 #include <wham/detail/arch/probe.cuh>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/direct.cuh>
 #include <wham/detail/m2l/split.cuh>
@@ -15,6 +17,7 @@
 #include <wham/detail/m2l/warp.cuh>
 #include <wham/error.hpp>
 
+#include <cuda/std/complex>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -24,14 +27,11 @@
 
 namespace wham::detail::m2l {
 
-/// The schedules (wham::m2l_path less `automatic`).
-enum class schedule { thread, split, warp, tensor, direct };
-
 /// Whether the wide tensor schedule runs on the current device: its body traps below
 /// __CUDA_ARCH__ 900, so a build for sm_80 alone, running on an H100, keeps the four-pair one.
 inline bool wide_supported() { return arch::compiled_for_sm90(); }
 
-/// Whether `automatic` takes the tensor schedule at order p (the device is asked only at
+/// Whether `automatic` takes the tensor path at order p (the device is asked only at
 /// the orders where the answer depends on it).
 template <class T>
 bool automatic_takes_tensor(int p) {
@@ -42,19 +42,19 @@ bool automatic_takes_tensor(int p) {
   }
 }
 
-/// `automatic` among the scalar schedules: thread, then split, then warp.
+/// `automatic` among the scalar paths: thread, then split, then warp.
 template <class T>
-schedule automatic_scalar_schedule(int p) {
-  if (p <= automatic_thread_max_order<T>()) return schedule::thread;
-  return p <= split_max_order ? schedule::split : schedule::warp;
+m2l_path automatic_scalar_path(int p) {
+  if (p <= automatic_thread_max_order<T>()) return m2l_path::thread;
+  return p <= split_max_order ? m2l_path::split : m2l_path::warp;
 }
 
-/// `automatic`: the scalar choice, or the tensor schedule from where it is faster.
+/// `automatic`: the scalar choice, or the tensor path from where it is faster.
 template <class T>
-schedule automatic_schedule(int p) {
-  if (p <= automatic_thread_max_order<T>()) return schedule::thread;
-  if (automatic_takes_tensor<T>(p)) return schedule::tensor;
-  return automatic_scalar_schedule<T>(p);
+m2l_path automatic_path(int p) {
+  if (p <= automatic_thread_max_order<T>()) return m2l_path::thread;
+  if (automatic_takes_tensor<T>(p)) return m2l_path::tensor;
+  return automatic_scalar_path<T>(p);
 }
 
 /// The tensor schedule over the caller's pairs: the wide one (policy `wide`) where it runs,
@@ -68,17 +68,14 @@ void launch_tensor_any(int p, const Wide& wide, const Four& four, cudaStream_t s
   }
 }
 
-/// Throws wham::error, naming the path, where schedule `s` cannot serve p and T on this
-/// device (a schedule the caller chose; `automatic`'s choices always serve). Asks the
-/// device only for its limits (no driver call inside a device_scope or a fake one).
+/// Throws wham::error, naming the path, where `path` (not `automatic`; p within its orders,
+/// wham::m2l checked) cannot serve p and T on this device or build (a path the caller
+/// chose; `automatic`'s choices always serve). Asks the device only for its limits (no
+/// driver call inside a device_scope or a fake one).
 template <class T>
-void check_schedule(schedule s, bool chosen_by_caller, int p) {
-  switch (s) {
-    case schedule::thread:
-      if (p > thread_max_order) {
-        throw_invalid_argument("m2l", "p", p,
-                               "0.." + std::to_string(thread_max_order) + " for m2l_path::thread");
-      }
+void check_path(m2l_path path, bool chosen_by_caller, int p) {
+  switch (path) {
+    case m2l_path::thread:
       if (chosen_by_caller) {
         // Before the launch's own check, so the message names the path and the way out
         // (automatic's thread orders fit every device: test_arguments_host).
@@ -96,14 +93,7 @@ void check_schedule(schedule s, bool chosen_by_caller, int p) {
         }
       }
       return;
-    case schedule::split:
-      if (p < split_min_order || p > split_max_order) {
-        throw_invalid_argument("m2l", "p", p,
-                               std::to_string(split_min_order) + ".." +
-                                   std::to_string(split_max_order) + " for m2l_path::split");
-      }
-      return;
-    case schedule::tensor:
+    case m2l_path::tensor:
       // Float runs the wide schedule only (sm_90), computing in double.
       if (std::is_same_v<T, float> && !wide_supported()) {
         throw_invalid_argument(
@@ -112,27 +102,27 @@ void check_schedule(schedule s, bool chosen_by_caller, int p) {
             "the sm_90 wide tensor schedule only)");
       }
       return;
-    default:  // warp and direct serve every order
+    default:  // split, warp and direct serve every device
       return;
   }
 }
 
-/// Launches schedule `s` for wham::m2l (arguments and check_schedule checked by the
-/// caller).
+/// Launches `path` (not `automatic`) for wham::m2l (arguments and check_path checked by
+/// the caller).
 template <class T>
-void launch(schedule s, int p, const cpx<T>* M, const T* deltas, cpx<T>* L, std::int64_t num_pairs,
-            cudaStream_t stream) {
-  switch (s) {
-    case schedule::thread:
+void launch(m2l_path path, int p, const cpx<T>* M, const T* deltas, cpx<T>* L,
+            std::int64_t num_pairs, cudaStream_t stream) {
+  switch (path) {
+    case m2l_path::thread:
       launch_thread<T>(p, M, deltas, L, num_pairs, stream);
       break;
-    case schedule::split:
+    case m2l_path::split:
       launch_split<T>(p, M, deltas, L, num_pairs, stream);
       break;
-    case schedule::warp:
+    case m2l_path::warp:
       launch_warp<T>(p, M, deltas, L, num_pairs, stream);
       break;
-    case schedule::tensor:
+    case m2l_path::tensor:
       if constexpr (std::is_same_v<T, double>) {
         launch_tensor_any(p, wide_stream<double>{M, deltas, L, num_pairs},
                           tensor_stream{M, deltas, L, num_pairs}, stream);
@@ -140,10 +130,28 @@ void launch(schedule s, int p, const cpx<T>* M, const T* deltas, cpx<T>* L, std:
         launch_tensor_wide_tuned(p, wide_stream<float>{M, deltas, L, num_pairs}, stream);
       }
       break;
-    case schedule::direct:
+    case m2l_path::direct:
       launch_direct<T>(p, M, deltas, L, num_pairs, stream);
       break;
+    case m2l_path::automatic:  // resolved by the caller
+      break;
   }
+}
+
+/// wham::m2l's one call once its checks that need no device have passed (num_pairs >= 1):
+/// `automatic` resolved, the path checked against this device, whether the device can
+/// address each pointer (a device query), the launch.
+template <class T>
+void run(m2l_path path, int p, const cuda::std::complex<T>* multipoles, const T* deltas,
+         cuda::std::complex<T>* locals, std::int64_t num_pairs, cudaStream_t stream) {
+  const bool chosen_by_caller = path != m2l_path::automatic;
+  if (!chosen_by_caller) path = automatic_path<T>(p);
+  check_path<T>(path, chosen_by_caller, p);
+  const auto n = std::uint64_t(num_pairs), C = std::uint64_t(m2l_num_coeffs(p));
+  check_accessible("m2l", {span_of("multipoles", multipoles, n * C),
+                           span_of("deltas", deltas, 3 * n), span_of("locals", locals, n * C)});
+  launch<T>(path, p, reinterpret_cast<const cpx<T>*>(multipoles), deltas,
+            reinterpret_cast<cpx<T>*>(locals), num_pairs, stream);
 }
 
 }  // namespace wham::detail::m2l

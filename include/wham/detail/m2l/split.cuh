@@ -26,7 +26,7 @@
 /// is not).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/staging.cuh>

@@ -36,7 +36,7 @@
 /// fragment tables in tensor_wide_tables.cuh.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/staging.cuh>

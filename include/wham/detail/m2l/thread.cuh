@@ -9,7 +9,7 @@
 /// trigonometry, nothing per pair in device memory but the pair's own input and output.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/m2l/blocks.cuh>
 #include <wham/detail/m2l/staging.cuh>
@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace wham::detail::m2l {
 
@@ -130,7 +131,10 @@ void launch_thread(int p, const cpx<T>* multipoles, const T* deltas, cpx<T>* loc
   const bool done = arch::dispatch_int<0, thread_max_order + 1>(p, [&](auto Pc) {
     launch_thread_order<decltype(Pc)::value, T>(multipoles, deltas, locals, num_pairs, stream);
   });
-  if (!done) throw_invalid_argument("m2l", "p", p, "0..12 for the thread schedule");
+  if (!done) {
+    throw_invalid_argument("m2l", "p", p,
+                           "0.." + std::to_string(thread_max_order) + " for the thread schedule");
+  }
 }
 
 }  // namespace wham::detail::m2l

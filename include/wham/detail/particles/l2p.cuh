@@ -15,7 +15,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/particles/harmonics.cuh>
 #include <wham/detail/particles/tuning.cuh>
 #include <wham/error.hpp>

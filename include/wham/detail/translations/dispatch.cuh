@@ -5,7 +5,7 @@
 #pragma once
 
 #include <wham/detail/api.hpp>
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/check.hpp>
 #include <wham/detail/translations/kernels.cuh>
 #include <wham/detail/translations/split.cuh>

@@ -66,7 +66,7 @@ inline unsigned baseline_grid(std::int64_t work_items) {
 template <class V, class Input, class Out>
 inline void launch_baseline(int log_n, std::int64_t batch, Input input,
                             stored_output<Out, V> output, real_t<V> scale, cudaStream_t stream) {
-  check_range("baseline path", "log_n", log_n, 0, 30);
+  check_range("baseline path", "log_n", log_n, 0, fwht_max_log_n);
   check_range("baseline path", "batch", batch, 1, INT64_MAX >> log_n);
   const std::int64_t total = batch << log_n;
   if (log_n >= 2) {

@@ -1,14 +1,17 @@
 /// \file wham/detail/wht/dispatch.cuh
-/// \brief The one place `wham::fwht` chooses its path and schedule: what `automatic`
-/// resolves to, which kernel family runs the fused path for a row, the Kronecker plan
-/// for loaded rows, and the launch switch. Included by wham/fwht.cuh after the
-/// `fwht_path` enum. Tuning constants and rules: tuning.cuh.
+/// \brief The one place `wham::fwht` and `wham::hadamard` choose their path and schedule:
+/// what `automatic` resolves to, which kernel family runs the fused path for a row, the
+/// Kronecker plan for loaded rows, the launch switch, and each operator's one call (run_fwht,
+/// run_hadamard). Tuning constants and rules: tuning.cuh.
 #pragma once
 
+#include <wham/detail/api.hpp>
+#include <wham/detail/check.hpp>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/baseline.cuh>
 #include <wham/detail/wht/cluster.cuh>
 #include <wham/detail/wht/fused.cuh>
+#include <wham/detail/wht/hadamard_m.cuh>
 #include <wham/detail/wht/kronecker.cuh>
 #include <wham/detail/wht/kronecker_plan.cuh>
 #include <wham/detail/wht/packed.cuh>
@@ -111,7 +114,8 @@ inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, scale_t
     case fwht_path::kronecker:
       if (!kronecker_serves<V>(log_n)) {
         throw_invalid_argument("fwht", "log_n", log_n,
-                               std::to_string(kronecker_min_log_n) + "..30 (kronecker path)");
+                               std::to_string(kronecker_min_log_n) + ".." +
+                                   std::to_string(fwht_max_log_n) + " (kronecker path)");
       }
       return launch_kronecker_config<V>(log_n, batch, loaded_input<T, V>{in},
                                         stored_output<T, V>{out}, scale, stream,
@@ -123,6 +127,76 @@ inline void dispatch(const T* in, T* out, int log_n, std::int64_t batch, scale_t
       throw_invalid_argument("fwht", "path", static_cast<long long>(path),
                              "automatic, fused, kronecker or baseline");
   }
+}
+
+/// Whether `path` serves rows of 2^log_n elements of T on the current device
+/// (wham::fwht_path_serves).
+template <class T>
+bool path_serves(fwht_path path, int log_n) {
+  using V = compute_t<T>;
+  if (log_n < 0 || log_n > fwht_max_log_n) return false;
+  switch (path) {
+    case fwht_path::automatic:
+    case fwht_path::baseline:
+      return true;
+    case fwht_path::fused:
+      return log_n <= fused_cluster_max_log_n<V>();
+    case fwht_path::kronecker:
+      return kronecker_serves<V>(log_n);
+  }
+  return false;
+}
+
+// Declared in detail/api.hpp: prebuilt with wham::fwht, so that wham::hadamard runs it
+// without compiling the transform's kernels again.
+template <class T>
+void fwht_checked(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T> scale,
+                  cudaStream_t stream, fwht_path path) {
+  dispatch<T>(in, out, log_n, batch, scale, stream, path);
+}
+
+/// wham::fwht's one call once its checks that need no device have passed (batch >= 1):
+/// whether the device can address in and out (a device query), then the transform.
+template <class T>
+void run_fwht(const T* in, T* out, int log_n, std::int64_t batch, scale_t<T> scale,
+              cudaStream_t stream, fwht_path path) {
+  const auto n = std::uint64_t(batch << log_n);
+  const bool apart = static_cast<const void*>(in) != static_cast<const void*>(out);
+  check_accessible("fwht", {span_of("in", in, n), span_of("out", apart ? out : nullptr, n)});
+  fwht_checked<T>(in, out, log_n, batch, scale, stream, path);
+}
+
+/// The m * 2^k transform (m > 1) on checked arguments: the fused path where a row fits a
+/// block's shared memory, else the split (a fwht of the segments, then the H_m pass).
+template <class T>
+void dispatch_hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, scale_t<T> scale,
+                       cudaStream_t stream, hadamard_matrices matrices, bool transpose) {
+  const device_scope device;
+  const int rows_per_block = hadamard_m_rows_per_block<T>(m, log_k, batch);
+  with_hadamard_m(m, static_cast<int>(matrices), transpose, [&](auto mc, auto sc, auto tc) {
+    constexpr int M = decltype(mc)::value;
+    constexpr int S = decltype(sc)::value;
+    constexpr bool Tr = decltype(tc)::value;
+    if (rows_per_block > 0) {
+      launch_hadamard_m_fused<T, M, S, Tr>(in, out, log_k, batch, rows_per_block, scale, stream);
+    } else {
+      fwht_checked<T>(in, out, log_k, batch * M, scale, stream, fwht_path::automatic);
+      launch_hadamard_m_columns<T, M, S, Tr>(out, log_k, batch, stream);
+    }
+  });
+}
+
+/// wham::hadamard's one call once its checks that need no device have passed (batch >= 1):
+/// whether the device can address in and out (a device query), then the fwht for m = 1,
+/// else the m * 2^k transform.
+template <class T>
+void run_hadamard(const T* in, T* out, int m, int log_k, std::int64_t batch, scale_t<T> scale,
+                  cudaStream_t stream, hadamard_matrices matrices, bool transpose) {
+  const auto n = std::uint64_t((batch * m) << log_k);
+  const bool apart = static_cast<const void*>(in) != static_cast<const void*>(out);
+  check_accessible("hadamard", {span_of("in", in, n), span_of("out", apart ? out : nullptr, n)});
+  if (m == 1) return fwht_checked<T>(in, out, log_k, batch, scale, stream, fwht_path::automatic);
+  dispatch_hadamard<T>(in, out, m, log_k, batch, scale, stream, matrices, transpose);
 }
 
 }  // namespace wham::detail::wht

@@ -7,7 +7,7 @@
 /// same flat index (the Kronecker split's stage 0 uses exactly that).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused_layout.hpp>
@@ -294,6 +294,9 @@ __global__ void __launch_bounds__(fused_shape_for<V, LogN, Input>::threads,
                        smem_raw);
 }
 
+/// Largest segment the fused kernel is compiled for, of any element size (float's).
+inline constexpr int fused_compiled_max_log_n = 15;
+
 /// Largest segment one block holds compiled per element size (2^15 float, 2^14
 /// 8-byte, 2^13 complex<double>: what 227 KiB of shared memory holds), so that no
 /// kernel is instantiated that no device could launch.
@@ -308,9 +311,10 @@ inline constexpr int block_compiled_max_log_n = sizeof(V) >= 16  ? 13
 /// capability 8.0 and later).
 template <class V>
 inline int fused_max_log_n_for(std::size_t smem) {
-  constexpr int compiled_max = 15;
   int log_n = 0;
-  while (log_n < compiled_max && (std::size_t(2) << log_n) * sizeof(V) <= smem) ++log_n;
+  while (log_n < fused_compiled_max_log_n && (std::size_t(2) << log_n) * sizeof(V) <= smem) {
+    ++log_n;
+  }
   return log_n;
 }
 
@@ -366,15 +370,19 @@ inline void launch_fused_n(Input input, Output output, std::int64_t num_segments
   WHAM_CHECK_LAUNCH("wham::detail::wht::fused_kernel");
 }
 
-/// Transforms num_segments contiguous segments of 2^log_n elements (0 <= log_n <= 15,
-/// and the segment must fit the device's shared memory: see fused_max_log_n).
+/// Transforms num_segments contiguous segments of 2^log_n elements (0 <= log_n <=
+/// fused_compiled_max_log_n, and the segment must fit the device's shared memory: see
+/// fused_max_log_n).
 template <class V, class Input, class Output>
 inline void launch_fused(int log_n, std::int64_t num_segments, Input input, Output output,
                          real_t<V> scale, cudaStream_t stream) {
-  const bool built = arch::dispatch_int<0, 16>(log_n, [&](auto size) {
+  const bool built = arch::dispatch_int<0, fused_compiled_max_log_n + 1>(log_n, [&](auto size) {
     launch_fused_n<V, decltype(size)::value>(input, output, num_segments, scale, stream);
   });
-  if (!built) throw_invalid_argument("fused path", "log_n", log_n, "0..15");
+  if (!built) {
+    throw_invalid_argument("fused path", "log_n", log_n,
+                           "0.." + std::to_string(fused_compiled_max_log_n));
+  }
 }
 
 }  // namespace wham::detail::wht

@@ -20,7 +20,7 @@
 ///    every access is the thread's base slot plus a constant.
 #pragma once
 
-#include <wham/reference/fwht.hpp>
+#include <wham/detail/wht/fwht_host.hpp>
 
 #include <cstdint>
 #include <stdexcept>
@@ -33,8 +33,6 @@
 #endif
 
 namespace wham::detail::wht::fused_layout {
-
-using ::wham::reference::fwht_inplace;
 
 WHAM_FUSED_HD unsigned swizzled_slot(unsigned x, int log_e) {
   return x ^ ((x >> log_e) & ((1u << log_e) - 1u));

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -126,6 +127,14 @@ constexpr const std::uint64_t* hadamard_rows(int m, hadamard_matrices matrices) 
     default:
       return nullptr;
   }
+}
+
+/// Entry (a, j) of H_m (m in 12, 20, 28, 40) of the set `matrices`: +1 or -1
+/// (wham_hadamard_matrix, the reference).
+inline int hadamard_entry(int m, hadamard_matrices matrices, int a, int j) {
+  const std::uint64_t* rows = hadamard_rows(m, matrices);
+  if (rows == nullptr) throw std::invalid_argument("hadamard_entry: m is 12, 20, 28 or 40");
+  return ((rows[a] >> j) & 1u) != 0 ? -1 : 1;
 }
 
 /// Row a of H_m (Set: a hadamard_matrices value), or of its transpose: bit a' set where the

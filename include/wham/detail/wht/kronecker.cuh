@@ -15,7 +15,7 @@
 /// The output policy must expose the buffer as `out` (stored_output<Out, V>).
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/fused.cuh>
 #include <wham/detail/wht/kronecker_index.hpp>
@@ -94,8 +94,9 @@ inline void launch_kronecker_config(int log_n, std::int64_t batch, Input input, 
                                     const kronecker_config& cfg) {
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(output.out)>>;
   if (!kronecker_serves<V>(log_n)) {
-    throw_invalid_argument("kronecker path", "log_n", log_n,
-                           std::to_string(kronecker_min_log_n) + "..30");
+    throw_invalid_argument(
+        "kronecker path", "log_n", log_n,
+        std::to_string(kronecker_min_log_n) + ".." + std::to_string(fwht_max_log_n));
   }
   check_range("kronecker path", "batch", batch, 1, INT64_MAX >> log_n);
   const strided_limits lim = strided_stage_limits<V>(cfg);

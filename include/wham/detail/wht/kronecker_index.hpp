@@ -12,7 +12,7 @@
 /// shared-memory exchanges, and stores it back in place.
 #pragma once
 
-#include <wham/reference/fwht.hpp>
+#include <wham/detail/wht/fwht_host.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -26,8 +26,6 @@
 #endif
 
 namespace wham::detail::wht::kron {
-
-using ::wham::reference::fwht_inplace;
 
 /// One stage: transforms index bits [bit, bit + bits).
 struct stage {

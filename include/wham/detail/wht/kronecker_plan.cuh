@@ -88,7 +88,7 @@ inline kron::plan kronecker_plan(int log_n, const kronecker_config& cfg = {}) {
 /// Whether the split serves rows of 2^log_n elements of V on this device.
 template <class V>
 inline bool kronecker_serves(int log_n) {
-  return log_n >= kronecker_min_log_n && log_n <= 30 && fused_max_log_n<V>() >= 10;
+  return log_n >= kronecker_min_log_n && log_n <= fwht_max_log_n && fused_max_log_n<V>() >= 10;
 }
 
 /// The middle plan for loaded rows of 2^n (float 22 <= n <= 28, double and

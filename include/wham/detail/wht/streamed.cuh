@@ -33,7 +33,7 @@
 /// in place works: a row is prefetched only by the block that later overwrites it.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/cluster_launch.cuh>
 #include <wham/detail/wht/common.cuh>

@@ -15,7 +15,7 @@
 /// memory holds the compute type.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/common.cuh>
 #include <wham/detail/wht/kronecker_index.hpp>

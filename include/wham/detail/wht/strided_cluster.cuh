@@ -11,7 +11,7 @@
 /// them to 64 bytes at 11 bits and cannot take 12), so long rows need no third pass.
 #pragma once
 
-#include <wham/detail/arch/dispatch.cuh>
+#include <wham/detail/arch/dispatch_int.cuh>
 #include <wham/detail/device.cuh>
 #include <wham/detail/wht/cluster_launch.cuh>
 #include <wham/detail/wht/common.cuh>

@@ -1,7 +1,7 @@
-// Issue 51 on the GPU, for fwht and iqp_encode: kernels' attributes after cudaDeviceReset,
-// from two threads at once and across devices (item 5); host and misaligned pointers
-// (item 2); IQP phases at huge and non-finite angles (item 6); iqp_automatic_path at the
-// largest batch (item 8). Each case says which assertion failed before its fix.
+// fwht and iqp_encode on the GPU under conditions a plain call does not meet: kernels'
+// attributes after cudaDeviceReset, first calls from two threads at once and calls across
+// devices; host and misaligned pointers; IQP phases at huge and non-finite angles;
+// iqp_automatic_path at the largest batch. Each case says what would go wrong unguarded.
 // The first test case must stay first: it wants kernels no call of this process has used.
 #include <wham/fwht.cuh>
 #include <wham/iqp.cuh>
@@ -210,7 +210,7 @@ std::string joined(const std::vector<std::string>& errors) {
 
 }  // namespace
 
-TEST_CASE("first calls from two host threads at once", "[fwht][iqp][gpu][issue51]") {
+TEST_CASE("first calls from two host threads at once", "[fwht][iqp][gpu]") {
   // Both threads make the first calls of this process on the same kernels, on streams of
   // their own, released together. A regression guard: the per-device attribute cache
   // passed it before as well (it took a lock); its replacement must too.
@@ -241,16 +241,16 @@ TEST_CASE("first calls from two host threads at once", "[fwht][iqp][gpu][issue51
 }
 
 TEST_CASE("launches above 48 KB of shared memory still run after cudaDeviceReset",
-          "[fwht][iqp][gpu][issue51]") {
+          "[fwht][iqp][gpu]") {
   REQUIRE(joined(large_smem_calls(5200)) == "");
   // Every buffer of the calls above is gone: the reset frees nothing of the test's.
   REQUIRE(cudaDeviceReset() == cudaSuccess);
-  // Failed before: the attribute cache, per device number, still held the grants of the
-  // destroyed context, so each launch failed with cudaErrorInvalidValue (wham::error).
+  // An attribute cache keyed by device number alone would still hold the grants of the
+  // destroyed context, and each launch would fail with cudaErrorInvalidValue (wham::error).
   CHECK(joined(large_smem_calls(5300)) == "");
 }
 
-TEST_CASE("calls that switch the current device", "[fwht][iqp][gpu][issue51]") {
+TEST_CASE("calls that switch the current device", "[fwht][iqp][gpu]") {
   int count = 0;
   REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
   if (count < 2) {
@@ -269,7 +269,7 @@ TEST_CASE("calls that switch the current device", "[fwht][iqp][gpu][issue51]") {
 }
 
 TEST_CASE("host pointers are named, never launched on; pinned and managed memory run",
-          "[fwht][iqp][gpu][errors][issue51]") {
+          "[fwht][iqp][gpu][errors]") {
   int device = 0, pageable = 0;
   REQUIRE(cudaGetDevice(&device) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) ==
@@ -286,8 +286,8 @@ TEST_CASE("host pointers are named, never launched on; pinned and managed memory
   if (pageable != 0) {
     WARN("the device reads pageable host memory (HMM or ATS): host pointers are valid there");
   } else {
-    // Each failed before: no check, so the kernel ran on a host address and the next
-    // synchronisation reported a sticky illegal-address error.
+    // Unchecked, the kernel would run on a host address and the next synchronisation
+    // would report a sticky illegal-address error.
     const std::string tail =
         " = a host pointer (not device-accessible) is invalid (valid: "
         "device, managed or registered host memory)";
@@ -336,12 +336,12 @@ TEST_CASE("host pointers are named, never launched on; pinned and managed memory
 }
 
 TEST_CASE("misaligned device pointers throw and leave the context usable",
-          "[fwht][iqp][gpu][errors][issue51]") {
+          "[fwht][iqp][gpu][errors]") {
   wham_test::device_buffer<c128> buf(2 * 1024 + 1);
   wham_test::device_buffer<double> params(16);
   c128* const shifted = offset_bytes(buf.data(), 8);
-  // Failed before: no check; the kernels' 16-byte loads and stores of complex<double>
-  // faulted (misaligned address, sticky) at the synchronisation below.
+  // Unchecked, the kernels' 16-byte loads and stores of complex<double> would fault
+  // (misaligned address, sticky) at the synchronisation below.
   CHECK(message_of([&] { wham::fwht(shifted, shifted, 10, 1); }) ==
         "wham::fwht: in = an address 8 bytes past a multiple of 16 is invalid (valid: a "
         "pointer aligned to 16 bytes, the element type's alignment)");
@@ -393,16 +393,16 @@ void check_large_angles(double angle) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("iqp phases of huge angles are reduced exactly: norm 1 at any finite theta",
-                   "[iqp][gpu][issue51]", c64, c128) {
-  // Failed before: from about 3.5e15 radians the reduction lost the quadrant and digits;
-  // samples 1 and 2 were off (|norm - 1| about 6e-3 at 3.6e16, far worse beyond).
+                   "[iqp][gpu]", c64, c128) {
+  // From about 3.5e15 radians a reduction by one rounded product loses the quadrant and
+  // digits (|norm - 1| about 6e-3 at 3.6e16, far worse beyond).
   for (const double angle : {1e15, 3.6e16, 1e17, 2e18, 1e300}) check_large_angles<TestType>(angle);
   // Between the complex64 single-step reduction's limit (2^28) and the fast double one's.
   check_large_angles<TestType>(1e9);
 }
 
 TEMPLATE_TEST_CASE("a non-finite parameter makes its own sample non-finite, no other",
-                   "[iqp][gpu][issue51]", c64, c128) {
+                   "[iqp][gpu]", c64, c128) {
   // A regression guard for the new branch (NaN stays on the fast path, infinities take
   // the exact reduction): both gave non-finite samples before as well.
   using Out = TestType;
@@ -439,9 +439,9 @@ TEMPLATE_TEST_CASE("a non-finite parameter makes its own sample non-finite, no o
   }
 }
 
-TEST_CASE("iqp_automatic_path at the largest batch", "[iqp][gpu][issue51]") {
-  // Failed before on a device with clusters: batch * 8 and rows * 2 overflowed, so the
-  // largest batches looked too small for clusters and got kronecker.
+TEST_CASE("iqp_automatic_path at the largest batch", "[iqp][gpu]") {
+  // On a device with clusters, products such as batch * 8 would overflow here, and the
+  // largest batches would look too small for clusters and get kronecker.
   constexpr int M = wham::detail::wht::block_compiled_max_log_n<c128>;
   for (const int n : {M + 1, M + 2}) {
     CAPTURE(n);

@@ -33,7 +33,7 @@ const char* const misaligned_c128 =
 
 }  // namespace
 
-TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors][issue51]") {
+TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors]") {
   host_args a;
   c128* m8 = offset_bytes(a.m, 8);
   c128* l8 = offset_bytes(a.l, 8);
@@ -67,10 +67,10 @@ TEST_CASE("m2l and the FMM forms name a misaligned pointer", "[m2l][fmm][errors]
 }
 
 TEST_CASE("the FMM forms reject a locals range that shares a byte with any input",
-          "[fmm][errors][issue51]") {
+          "[fmm][errors]") {
   // One buffer carved up: locals placed to overlap each input in turn by one row or less.
   alignas(16) static c128 pool[4096];
-  const char* tail = " is invalid (valid: a buffer apart from every input)";
+  const char* tail = " is invalid (valid: a buffer apart from every other argument)";
   auto* base = reinterpret_cast<unsigned char*>(pool);
   const auto* m = reinterpret_cast<const c128*>(base);             // 4 rows of 9: 576 bytes
   const auto* geo = reinterpret_cast<const double*>(base + 1024);  // 12 doubles
@@ -113,7 +113,7 @@ TEST_CASE("the FMM forms reject a locals range that shares a byte with any input
 }
 
 TEST_CASE("m2l and the FMM forms check sizes and enumerations before any device query",
-          "[m2l][fmm][errors][issue51]") {
+          "[m2l][fmm][errors]") {
   host_args a;
   using method = wham::m2l_accumulate_method;
   CHECK(message_of([&] { wham::m2l(a.m, a.geo, a.l, 2, 1, 0, wham::m2l_path(6)); }) ==
@@ -173,7 +173,7 @@ TEST_CASE("m2l and the FMM forms check sizes and enumerations before any device 
 // Float at p = 8 used to take the thread schedule, 101,376 bytes of records plus the
 // pairs' indices, on the 99 KB devices.
 TEMPLATE_TEST_CASE("the accumulate forms' schedule fits every supported device",
-                   "[fmm][dispatch][issue51]", float, double) {
+                   "[fmm][dispatch]", float, double) {
   using T = TestType;
   namespace fmm = wham::detail::fmm;
   namespace m2l = wham::detail::m2l;
@@ -188,12 +188,12 @@ TEMPLATE_TEST_CASE("the accumulate forms' schedule fits every supported device",
   const fmm::geometry mode = num_classes == 0 ? fmm::geometry::pair_deltas : fmm::geometry::classes;
   for (int p = 0; p <= wham::m2l_max_order<T>(); ++p) {
     CAPTURE(d.major, d.minor, deterministic, num_classes, p);
-    const m2l::schedule s = fmm::accumulate_schedule<T>(p, deterministic, mode, num_classes);
+    const wham::m2l_path s = fmm::accumulate_path<T>(p, deterministic, mode, num_classes);
     CAPTURE(int(s));
     CHECK(fmm::accumulate_serves<T>(s, p, deterministic));
     CHECK(fmm::accumulate_smem_bytes<T>(s, p, mode, num_classes) <= d.smem);
   }
   if (d.smem == 101376 && num_classes == 0 && std::is_same_v<T, float>) {
-    CHECK(fmm::accumulate_schedule<T>(8, deterministic) == m2l::schedule::split);
+    CHECK(fmm::accumulate_path<T>(8, deterministic) == wham::m2l_path::split);
   }
 }

@@ -1,5 +1,6 @@
 // A whole fast multipole method over a uniform octree, made of wham's operators, for the
-// fmm_whole example and the test that checks it (tests/fmm/test_fmm_whole_gpu.cu). Not a
+// test that checks it (tests/fmm/test_fmm_whole_gpu.cu; examples/fmm_whole.cu runs the same
+// FMM, written out in its one file). Not a
 // framework: a cube [0, 1)^3, one leaf level, every level from 2 down to it full.
 //
 //   P2M   wham::p2m at the leaves (each leaf's points contiguous)

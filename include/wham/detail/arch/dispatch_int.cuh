@@ -1,4 +1,4 @@
-/// \file wham/detail/arch/dispatch.cuh
+/// \file wham/detail/arch/dispatch_int.cuh
 /// \brief From a run-time integer to a compile-time one: the single helper every
 /// launcher uses to pick its kernel instantiation (orders, log sizes, tile shapes).
 #pragma once

@@ -1,8 +1,7 @@
-// Issue 51's host-side cases for fwht and iqp_encode, run with no CUDA device (CI) as well
-// as on the GPU machine: every check here fires before any device query, so the message is
-// the same with or without a driver. Before the fixes, each case marked "failed before"
-// reached the device lookup first and, without a driver, threw a CUDA error
-// (cudaErrorInsufficientDriver or cudaErrorNoDevice) instead of naming the argument.
+// fwht's and iqp_encode's argument checks that must fire before any device query, run with
+// no CUDA device (CI) as well as on the GPU machine: the message names the argument with or
+// without a driver (a check after the device lookup would throw a CUDA error there,
+// cudaErrorInsufficientDriver or cudaErrorNoDevice); and the cluster rules at any batch.
 // The pointers are host addresses no check dereferences.
 #include <wham/fwht.cuh>
 #include <wham/iqp.cuh>
@@ -23,11 +22,11 @@ using c128 = cuda::std::complex<double>;
 
 }  // namespace
 
-TEST_CASE("fwht: an invalid path is named before any device query", "[fwht][errors][issue51]") {
+TEST_CASE("fwht: an invalid path is named before any device query", "[fwht][errors]") {
   alignas(16) float data[16] = {};
   const std::string msg =
       "wham::fwht: path = 9 is invalid (valid: automatic, fused, kronecker or baseline)";
-  // Failed before without a driver: the dispatch looked the device up first.
+  // A pure argument check: the same message without a driver.
   CHECK(message_of([&] { wham::fwht(data, data, 4, 1, 1.0f, 0, wham::fwht_path(9)); }) == msg);
   CHECK(message_of([&] { wham::fwht(data, data, 4, 1, 1.0f, 0, wham::fwht_path(-1)); }) ==
         "wham::fwht: path = -1 is invalid (valid: automatic, fused, kronecker or baseline)");
@@ -38,11 +37,11 @@ TEST_CASE("fwht: an invalid path is named before any device query", "[fwht][erro
 }
 
 TEST_CASE("iqp_encode: an invalid path or variant is named before any device query",
-          "[iqp][errors][issue51]") {
+          "[iqp][errors]") {
   alignas(16) double params[8] = {};
   alignas(16) c128 states[16] = {};
   const auto v = wham::iqp_variant::iqp;
-  // Failed before without a driver (the dispatch's switch came after the device lookup).
+  // Pure argument checks: the same messages without a driver.
   CHECK(message_of([&] { wham::iqp_encode(params, states, 2, 1, v, 0, wham::iqp_path(9)); }) ==
         "wham::iqp_encode: path = 9 is invalid (valid: automatic, fused, kronecker, baseline "
         "or product)");
@@ -52,7 +51,7 @@ TEST_CASE("iqp_encode: an invalid path or variant is named before any device que
         }) ==
         "wham::iqp_encode: path = 5 is invalid (valid: automatic, fused, kronecker, "
         "baseline or product)");
-  // product serves iqp_z only: a pure argument check too (failed before without a driver).
+  // product serves iqp_z only: a pure argument check too.
   CHECK(
       message_of([&] { wham::iqp_encode(params, states, 2, 1, v, 0, wham::iqp_path::product); }) ==
       "wham::iqp_encode: path = 4 is invalid (valid: automatic, fused, kronecker or baseline "
@@ -68,8 +67,8 @@ TEST_CASE("iqp_encode: an invalid path or variant is named before any device que
         "iqp_variant::iqp_z)");
 }
 
-TEST_CASE("iqp_automatic_path validates its arguments", "[iqp][errors][issue51]") {
-  // Each failed before: no check at all (n = 0 or 31 reached the device's rules).
+TEST_CASE("iqp_automatic_path validates its arguments", "[iqp][errors]") {
+  // Checked before the device's rules see n or the batch.
   CHECK(message_of([] { wham::iqp_automatic_path<c128>(0); }) ==
         "wham::iqp_automatic_path: num_qubits = 0 is invalid (valid: 1..30)");
   CHECK(message_of([] { wham::iqp_automatic_path<c64>(31); }) ==
@@ -81,7 +80,7 @@ TEST_CASE("iqp_automatic_path validates its arguments", "[iqp][errors][issue51]"
         "iqp_variant::iqp_z)");
 }
 
-TEST_CASE("the cluster rules take any batch without overflow", "[iqp][fwht][dispatch][issue51]") {
+TEST_CASE("the cluster rules take any batch without overflow", "[iqp][fwht][dispatch]") {
   // A made-up sm_90 part: only the SM count matters to these rules (no CUDA call).
   namespace iqp = wham::detail::iqp;
   namespace wht = wham::detail::wht;
@@ -89,8 +88,8 @@ TEST_CASE("the cluster rules take any batch without overflow", "[iqp][fwht][disp
   for (const int sms : {1, 7, 8, 9, 78, 114, 132, 133}) {
     const fake_device dev(9, 0, 232448, sms);
     CAPTURE(sms);
-    // The largest batch fills any GPU: clusters pay. Failed before: batch * 8 and rows * C
-    // overflowed (signed: undefined; in practice negative, so "too small for clusters").
+    // The largest batch fills any GPU: clusters pay. A product such as batch * 8 or rows * C
+    // would overflow here (signed: undefined; in practice negative, "too small for clusters").
     CHECK(wht::cluster_pays(2, huge));
     CHECK(wht::cluster_pays(4, huge));
     CHECK(iqp::clusters_pay<c128>(wht::block_compiled_max_log_n<c128> + 2, huge));
@@ -113,9 +112,9 @@ TEST_CASE("the cluster rules take any batch without overflow", "[iqp][fwht][disp
 }
 
 TEST_CASE("misaligned pointers are named before anything reaches a kernel",
-          "[fwht][iqp][errors][issue51]") {
-  // Each failed before: no alignment check, so the call went on to the device (here: a
-  // CUDA error without a driver; on the GPU, a misaligned-address fault in the kernel).
+          "[fwht][iqp][errors]") {
+  // Unchecked, the call would go on to the device (here: a CUDA error without a driver; on
+  // the GPU, a misaligned-address fault in the kernel).
   alignas(16) static c128 cbuf[64] = {};
   alignas(16) static float fbuf[64] = {};
   alignas(16) static double dparams[64] = {};

@@ -1,5 +1,5 @@
 // The materialised-blocks M2L baseline that bench_m2l measures beside the fused kernels
-// (and test_m2l_gpu checks): jaccpot v0's structure. A first kernel builds the dense
+// and test_m2l_gpu checks (here, in tests/support/, which the benchmarks include as well): jaccpot v0's structure. A first kernel builds the dense
 // per-pair rotation blocks (to z: B^T Dz(beta) B^T Dz(alpha), from z: Dz(-alpha) B Dz(-beta)
 // B, per degree) and writes them to device memory; a second reads them back and applies
 // them around the z-translation. Needs a workspace of materialised_workspace_bytes<T>(p, n)
