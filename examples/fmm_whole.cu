@@ -1,5 +1,5 @@
-// A whole FMM on the GPU: N random charges in the unit cube, a
-// uniform octree with about 4 (p + 1) particles a leaf, every phase a wham operator.
+// A whole FMM on the GPU: N random charges in the unit cube, a uniform octree with about
+// 4 (p + 1) particles a leaf, every phase a wham operator.
 // Prints, for each N and order p: the relative 2-norm error of the potential and of its
 // gradient at 4096 sampled points against the direct sum in double, the time of each
 // phase (CUDA events, the second of two runs), and the direct sum's time in the same
@@ -33,11 +33,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include <cstring>
 
 namespace wham_example {
 
