@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
-"""A whole FMM from Python: the uniform-octree FMM of examples/fmm_whole.cu
-(examples/uniform_fmm.cuh) made of wham's Python calls on PyTorch tensors (CuPy arrays where
-PyTorch is absent, or with --framework cupy), the cells and lists made with the framework's
-own array operations.
+"""A whole FMM from Python: the uniform-octree FMM of examples/fmm_whole.cu made of wham's
+Python calls on PyTorch tensors (CuPy arrays where PyTorch is absent, or with --framework
+cupy), the cells and lists made with the framework's own array operations.
 
 N random charges in the unit cube, sorted into the 8^depth leaves of a uniform octree
 (cell id (iz * 2^l + iy) * 2^l + ix, as wham/fmm_lists.hpp):
