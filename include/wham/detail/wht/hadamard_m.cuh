@@ -84,13 +84,12 @@ __device__ __forceinline__ void hadamard_m_last_pass(const V* tile, T* out, int 
 template <class V>
 inline constexpr int hadamard_m_threads = sizeof(V) >= 16 ? 256 : 512;
 
-/// The rare path of the fused schedule: the thread's columns (of the block's rows at src)
-/// whose sum is not finite, read again from `src` and stored over in the tile by signed
-/// sums, one output at a time. Inline, but holding no column in registers and unrolling
-/// nothing, so that it adds no registers to the common path (an out-of-line call does:
-/// the calling convention's saved registers).
+/// The rare path of the fused schedule, inline (hadamard_m_rare_inline): the thread's
+/// columns (of the block's rows at src) whose sum is not finite, read again from `src` and
+/// stored over in the tile by signed sums, one output at a time, holding no column in
+/// registers and unrolling nothing.
 template <class T, int M, int Set, bool Transpose, class V, int... A>
-__device__ __forceinline__ void hadamard_m_fused_rare(const T* src, V* tile, int log_k,
+__device__ __forceinline__ void hadamard_m_fused_rare_inline(const T* src, V* tile, int log_k,
                                                       int columns,
                                                       cuda::std::integer_sequence<int, A...>) {
   const int seg = 1 << log_k;
@@ -117,6 +116,28 @@ __device__ __forceinline__ void hadamard_m_fused_rare(const T* src, V* tile, int
       }
       tile[hadamard_m_slot(at + a * seg)] = acc;
     }
+  }
+}
+
+/// The rare path of the fused schedule, out of line (hadamard_m_rare_inline): the thread's
+/// columns (of the block's rows at src) whose sum is not finite
+/// read again and stored over in the tile by signed sums (hadamard_m_mix_signed).
+template <class T, int M, int Set, bool Transpose, class V>
+__device__ __noinline__ void hadamard_m_fused_rare_call(const T* src, V* tile, int log_k,
+                                                   int columns) {
+  const int seg = 1 << log_k;
+  const int row_len = M << log_k;
+  for (int c = static_cast<int>(threadIdx.x); c < columns; c += static_cast<int>(blockDim.x)) {
+    const int at = (c >> log_k) * row_len + (c & (seg - 1));
+    V x[M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) x[a] = convert<V>(src[at + a * seg]);
+    V sum = x[0];
+#pragma unroll
+    for (int a = 1; a < M; ++a) sum += x[a];
+    if (hadamard_finite<real_t<V>>(sum)) continue;
+    hadamard_m_mix_signed<M, Set, Transpose>(
+        x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
   }
 }
 
@@ -157,8 +178,12 @@ __global__ void __launch_bounds__(hadamard_m_threads<compute_t<T>>)
         x, [&](int a, const V& y) { tile[hadamard_m_slot(at + a * seg)] = y; });
   }
   if (rare) {
-    hadamard_m_fused_rare<T, M, Set, Transpose, V>(src, tile, log_k, columns,
-                                                   cuda::std::make_integer_sequence<int, M>{});
+    if constexpr (hadamard_m_rare_inline<T, M>) {
+      hadamard_m_fused_rare_inline<T, M, Set, Transpose, V>(
+          src, tile, log_k, columns, cuda::std::make_integer_sequence<int, M>{});
+    } else {
+      hadamard_m_fused_rare_call<T, M, Set, Transpose>(src, tile, log_k, columns);
+    }
   }
   __syncthreads();
   const int elements = rows_here * row_len;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace wham::detail::wht {
 
@@ -153,6 +154,13 @@ struct kronecker_config {
 /// overlap another's shared-memory passes (a model: the schedule's phases do not overlap
 /// within a block).
 inline constexpr std::int64_t hadamard_m_block_elements = 8192;
+
+/// Whether the fused H_m kernel's rare path (a column whose sum is not finite) is inline
+/// rather than an out-of-line call. ptxas, sm_90: the call's saved registers cost float
+/// m = 28 92 registers against 77 (1.26-1.59x the time, H100); inline it takes 74. Elsewhere
+/// the call: inline spills at m = 40 in 8- and 16-byte types and in float m = 20.
+template <class T, int M>
+inline constexpr bool hadamard_m_rare_inline = std::is_same_v<T, float> && M == 28;
 
 // ---- resident schedule (kronecker_resident.cuh) ------------------------------------
 /// Stage-0 bits and blocks a row (a cluster: the portable maximum) of the resident schedule.
