@@ -2,7 +2,7 @@
 // overwritten), L2P and P2P (added to potential and gradient, which are aliased with the
 // results). The "_potential" forms leave the gradient out (the C functions' NULL gradient).
 #include "common.hpp"
-#include "fmm_c_api.h"
+#include <wham/wham.h>
 
 namespace wham_jax {
 namespace {

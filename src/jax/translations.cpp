@@ -2,7 +2,7 @@
 // pair-streaming forms (out[i] = X_p(in[i], deltas[i])) and the accumulate forms
 // (targets[tgt[i]] += X_p(in[src[i]], deltas[i]), the targets aliased with the result).
 #include "common.hpp"
-#include "fmm_c_api.h"
+#include <wham/wham.h>
 
 namespace wham_jax {
 namespace {
