@@ -3,11 +3,11 @@
 /// signatures and default arguments), without their definitions.
 ///
 /// Plain C++17: a host compiler can parse it with the CUDA and CCCL include directories on
-/// the path. The public headers (wham/fwht.cuh, iqp.cuh, m2l.cuh, fmm.cuh, translations.cuh,
-/// particles.cuh) include it and
-/// define the templates; wham/prebuilt.hpp includes it and declares the prebuilt
-/// instantiations, so a call site compiles without the kernels. The documentation of each
-/// entry point is at its definition in the public header.
+/// the path. The public headers (wham/fwht.cuh, hadamard.cuh, iqp.cuh, m2l.cuh, fmm.cuh,
+/// translations.cuh, particles.cuh) include it and define the templates; wham/prebuilt.hpp
+/// includes it and declares the prebuilt instantiations of every one of them
+/// (detail/instantiations.hpp), so a call site compiles without the kernels. The
+/// documentation of each entry point is at its definition in the public header.
 #pragma once
 
 #include <wham/detail/wht/hadamard_matrices.hpp>
