@@ -9,7 +9,7 @@
 ///   - `l2p_gradient`: the gradient of `l2p`'s potential.
 /// They rest on the addition theorem of the regular harmonics in this normalisation,
 /// R_n^m(a + b) = sum_{k=0}^{n} sum_{l} R_k^l(a) R_{n-k}^{m-l}(b) (|l| <= k, |m - l| <= n - k),
-/// which `tests/m2l/test_translations_reference.cpp` checks numerically.
+/// which `tests/translations/test_translations_reference.cpp` checks numerically.
 #pragma once
 
 #include <wham/reference/m2l.hpp>
