@@ -7,6 +7,7 @@
 #include <wham/reference/fwht.hpp>
 
 #include "catch.hpp"
+#include "kronecker_replay.hpp"
 #include "test_util.hpp"
 
 #include <algorithm>
