@@ -206,6 +206,27 @@ def test_accumulate_into_a_donated_target(wj):
     assert rel_err(np.asarray(L), want) < 1e-4
 
 
+def test_int64_lists_with_padding_as_jaccpot_passes_them(wj, x64):
+    """jaccpot's layout: int64 src / tgt, padding marked by a negative index, donated locals,
+    delta = centre of the target minus centre of the source: the padding and any index past
+    int32 add nothing, the rest as the int32 list without them."""
+    p, nm, nl, pairs = 5, 9, 7, 64
+    M, L0 = _random((nm, (p + 1) ** 2), "complex128"), _random((nl, (p + 1) ** 2), "complex128")
+    centers = RNG.uniform(-8, 8, (max(nm, nl), 3))
+    src = RNG.integers(0, nm, pairs).astype(np.int64)
+    tgt = RNG.integers(0, nl, pairs).astype(np.int64)
+    tgt = np.where(src == tgt, (tgt + 1) % nl, tgt)
+    src[::5], tgt[3::7] = -1, -1  # padding
+    src[1] = 2**32 + 1  # would wrap to row 1 as int32
+    keep = (src >= 0) & (src < nm) & (tgt >= 0)
+    step = jax.jit(wj.m2l_accumulate_centers, donate_argnums=4)
+    L = step(jnp.asarray(M), jnp.asarray(centers), jnp.asarray(src), jnp.asarray(tgt),
+             jnp.asarray(L0))
+    s, t = src[keep].astype(np.int32), tgt[keep].astype(np.int32)
+    want = reference.m2l_accumulate(M, centers[t] - centers[s], s, t, L0, p)
+    assert rel_err(np.asarray(L), want) < 1e-11
+
+
 # ---- M2M, L2L, P2M, L2P, P2P: NumPy references from the formulas of wham/translations.cuh
 # and wham/particles.cuh ---------------------------------------------------------------------------
 

@@ -174,8 +174,17 @@ def _shape(function, name, x, shape, what):
                          f"{tuple(shape)} ({what})")
 
 
+_INT32_MAX = 0x7FFFFFFF
+
+
 def _index_list(function, name, x, pairs=None):
-    x = _array(function, name, x, ("int32",))
+    """A pair list as the handlers take it, int32. int64 lists (jaccpot's, with x64) are
+    narrowed on the device, each index outside 0..2^31 - 1 (a negative padding entry, or a
+    row no int32 reaches) becoming -1, which the operators skip as out of range: no index
+    wraps onto a valid row."""
+    x = _array(function, name, x, ("int32", "int64"))
+    if x.dtype.name == "int64":
+        x = jnp.where((x < 0) | (x > _INT32_MAX), -1, x).astype(jnp.int32)
     if x.ndim != 1:
         raise ValueError(f"wham.jax.{function}: {name} must be 1-D [num_pairs]; got shape "
                          f"{tuple(x.shape)}")
@@ -368,7 +377,9 @@ def m2l_accumulate(multipoles, deltas, src, tgt, locals, *, p=None, method="auto
 def m2l_accumulate_centers(multipoles, centers, src, tgt, locals, *, p=None,
                            method="automatic"):
     """locals[tgt[i]] += M2L_p(multipoles[src[i]], centers[tgt[i]] - centers[src[i]]);
-    returns the updated locals. centers: [R, 3], R >= max(rows of multipoles, of locals)."""
+    returns the updated locals. centers: [R, 3], R >= max(rows of multipoles, of locals).
+    This is jaccpot's M2L accumulation in one jitted call: src / tgt int32 or int64, a
+    negative index marks a padding pair (skipped), locals may be donated (updated in place)."""
     f = "m2l_accumulate_centers"
     multipoles, src, tgt, locals, p = _accumulate_list(f, multipoles, src, tgt, locals, p,
                                                        "multipoles", "locals")
