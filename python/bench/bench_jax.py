@@ -120,7 +120,8 @@ class Bench:
         c = np.arange(cells)
         h = 1.0 / g
         centers = np.stack([(c % g + 0.5) * h, (c // g % g + 0.5) * h, (c // (g * g) + 0.5) * h], 1)
-        points = np.repeat(centers, per_cell, 0) + h * self.gen.uniform(-0.5, 0.5, (cells * per_cell, 3))
+        jitter = h * self.gen.uniform(-0.5, 0.5, (cells * per_cell, 3))
+        points = np.repeat(centers, per_cell, 0) + jitter
         charges = self.gen.uniform(-1, 1, cells * per_cell)
         offsets = np.arange(cells + 1, dtype=np.int64) * per_cell
         return (self.put(points.astype(real)), self.put(charges.astype(real)), self.put(offsets),
@@ -152,9 +153,10 @@ class Bench:
 
 def host_rows(b, calls):
     """(operator, input, wham.jax function, its arguments, donated/fed-back positions)."""
-    jax, wj, jnp = b.jax, b.wj, b.jnp
+    jax, wj = b.jax, b.wj
     rows = []
-    rows.append(("fwht", "1 x 8 float32", lambda: (jax.jit(wj.fwht), (b.uniform((1, 8), "float32"),), ())))
+    rows.append(("fwht", "1 x 8 float32",
+                 lambda: (jax.jit(wj.fwht), (b.uniform((1, 8), "float32"),), ())))
     rows.append(("hadamard", "1 x 4096 float16",
                  lambda: (jax.jit(wj.hadamard), (b.uniform((1, 4096), "float16"),), ())))
     rows.append(("hadamard", "1 x 12 * 256 float16",
@@ -171,7 +173,8 @@ def host_rows(b, calls):
     def centers():
         f = jax.jit(wj.m2l_accumulate_centers, donate_argnums=4)
         cells = b.put(b.np.array([[0.0, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 3]]))
-        src, tgt = b.put(b.np.array([1, 2, 3, 0], b.np.int32)), b.put(b.np.array([0, 0, 1, 2], b.np.int32))
+        src = b.put(b.np.array([1, 2, 3, 0], b.np.int32))
+        tgt = b.put(b.np.array([0, 0, 1, 2], b.np.int32))
         return f, (b.uniform((4, 25), "complex128"), cells, src, tgt,
                    b.uniform((4, 25), "complex128")), (4,)
     rows.append(("m2l_accumulate_centers", "4 pairs, p = 4, locals donated", centers))
@@ -184,9 +187,11 @@ def host_rows(b, calls):
             f, args, carry = make()
             ours = host_us(jax, f, args, carry, calls)
             base = host_us(jax, plus_one, args[:1], (), calls)
-            print(f"| {name} | {shape} | {ours:.1f} | {base:.1f} | {ours - base:+.1f} |", flush=True)
+            print(f"| {name} | {shape} | {ours:.1f} | {base:.1f} | {ours - base:+.1f} |",
+                  flush=True)
         except Exception as e:  # the row reports it; the others still run
-            print(f"| {name} | {shape} | error: {type(e).__name__}: {str(e)[:200]} | | |", flush=True)
+            print(f"| {name} | {shape} | error: {type(e).__name__}: {str(e)[:200]} | | |",
+                  flush=True)
 
 
 def device_rows(b):
@@ -213,8 +218,8 @@ def device_rows(b):
         params = b.uniform((64, iqp_num_params(16, "iqp")), "float64")
         f = jax.jit(lambda x: wj.iqp_encode(x, dtype="complex128"))
         return f, (params,), (), 64 << 16, (64 << 16) * 16
-    rows.append(("iqp_encode", "n = 16, batch 64, complex128", "BM_iqp<cuda::std::complex<double>>/16/64/0",
-                 iqp))
+    rows.append(("iqp_encode", "n = 16, batch 64, complex128",
+                 "BM_iqp<cuda::std::complex<double>>/16/64/0", iqp))
 
     def m2l(real, cplx, p, n):
         def make():
@@ -233,12 +238,14 @@ def device_rows(b):
             C = (p + 1) ** 2
             M, L = b.uniform((cells, C), "complex128"), b.uniform((cells, C), "complex128")
             if form == "centers":
-                f = jax.jit(lambda M, c, s, t, L: wj.m2l_accumulate_centers(M, c, s, t, L, p=p, method=method),
-                            donate_argnums=4)
+                def f(M, c, s, t, L):
+                    return wj.m2l_accumulate_centers(M, c, s, t, L, p=p, method=method)
+                f = jax.jit(f, donate_argnums=4)
                 args, carry = (M, centers, listed[0], listed[1], L), (4,)
             else:
-                f = jax.jit(lambda M, d, k, s, t, L: wj.m2l_accumulate_classes(M, d, k, s, t, L, p=p, grouped=True),
-                            donate_argnums=5)
+                def f(M, d, k, s, t, L):
+                    return wj.m2l_accumulate_classes(M, d, k, s, t, L, p=p, grouped=True)
+                f = jax.jit(f, donate_argnums=5)
                 args, carry = (M, class_deltas, *grouped, L), (5,)
             # a pair's source row, its indices; each target row read and written once
             return f, args, carry, pairs, pairs * (C * 16 + 8) + 2 * cells * C * 16
@@ -269,17 +276,20 @@ def device_rows(b):
             x, q, off, ctr, _, cells = b.grid(per_cell, real)
             size = np.dtype(real).itemsize
             f = jax.jit(lambda x, q, o, c: wj.p2m(x, q, o, c, p=p))
-            return f, (x, q, off, ctr), (), x.shape[0], (x.shape[0] * 4 * size + cells * (8 + 3 * size)
-                                                          + cells * (p + 1) ** 2 * 2 * size)
+            nbytes = (x.shape[0] * 4 * size + cells * (8 + 3 * size)
+                      + cells * (p + 1) ** 2 * 2 * size)
+            return f, (x, q, off, ctr), (), x.shape[0], nbytes
         return make
-    rows.append(("p2m", "p = 8, 1e6 points, 32 a cell, double", "BM_p2m<double>/8/32", p2m("float64")))
+    rows.append(("p2m", "p = 8, 1e6 points, 32 a cell, double", "BM_p2m<double>/8/32",
+                 p2m("float64")))
 
     def l2p(real, p=8, per_cell=32):
         def make():
             x, _, off, ctr, _, cells = b.grid(per_cell, real)
             size, n = np.dtype(real).itemsize, x.shape[0]
             cplx = "complex128" if real == "float64" else "complex64"
-            f = jax.jit(lambda L, c, o, x, phi, g: wj.l2p(L, c, o, x, phi, g, p=p), donate_argnums=(4, 5))
+            f = jax.jit(lambda L, c, o, x, phi, g: wj.l2p(L, c, o, x, phi, g, p=p),
+                        donate_argnums=(4, 5))
             args = (b.uniform((cells, (p + 1) ** 2), cplx), ctr, off, x, b.uniform((n,), real),
                     b.uniform((n, 3), real))
             return f, args, (4, 5), n, (cells * ((p + 1) ** 2 * 2 * size + 8 + 3 * size)
@@ -335,8 +345,10 @@ def main(argv=None):
           f"{gpus[0].device_kind}")
     b = Bench(jax, wj)
     host_rows(b, args.calls)
-    print(f"\n## Device time of each jitted operator (amortised over {args.reps} calls back to back)\n")
-    print("| operator | size | C++ benchmark | elements | bytes | us a call | GB/s | M elements/s |")
+    print(f"\n## Device time of each jitted operator (amortised over {args.reps} calls back to "
+          "back)\n")
+    print("| operator | size | C++ benchmark | elements | bytes | us a call | GB/s |"
+          " M elements/s |")
     print("|---|---|---|---|---|---|---|---|")
     for name, size, cxx, make in device_rows(b):
         try:
@@ -345,8 +357,8 @@ def main(argv=None):
             print(f"| {name} | {size} | {cxx} | {count} | {nbytes} | {us:.1f} | "
                   f"{nbytes / us * 1e-3:.1f} | {count / us:.1f} |", flush=True)
         except Exception as e:  # the row reports it; the others still run
-            print(f"| {name} | {size} | {cxx} | error: {type(e).__name__}: {str(e)[:200]} | | | | |",
-                  flush=True)
+            print(f"| {name} | {size} | {cxx} | error: {type(e).__name__}: {str(e)[:200]} "
+                  "| | | | |", flush=True)
         finally:
             fargs = None  # free the row's buffers before the next
     return 0
