@@ -141,7 +141,11 @@ if [ "${WHAM_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/nu
     tools="memcheck racecheck"
     # synccheck where block barriers sit in warp-uniform divergent code (the M2L split
     # schedule's barrier.sync, also in the accumulate forms)
-    case "$name" in test_m2l_gpu | test_fmm_accumulate_gpu | test_fmm_class_groups_gpu | test_fmm_large_gpu) tools="$tools synccheck" ;; esac
+    case "$name" in
+      test_m2l_gpu | test_fmm_accumulate_gpu | test_fmm_class_groups_gpu | test_fmm_large_gpu | \
+        test_fmm_class_group_schedules_float_gpu | test_fmm_class_group_schedules_double_gpu | \
+        test_fmm_class_dense_gpu) tools="$tools synccheck" ;;
+    esac
     if [ -n "${WHAM_SANITIZE_TOOLS:-}" ]; then  # a call of its own for one slow tool
       kept=""
       for tool in $tools; do [[ " $WHAM_SANITIZE_TOOLS " == *" $tool "* ]] && kept+=" $tool"; done

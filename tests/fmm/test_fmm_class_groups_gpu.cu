@@ -1,7 +1,8 @@
 // m2l_accumulate_class_groups against the double host reference: the public form on lists
-// grouped by class or not, every grouped schedule by name at every order it is compiled for,
-// spans and target tiles against the class form, and a bad class id that poisons only its
-// target.
+// grouped by class or not, spans and target tiles against the class form, and a bad class id
+// that poisons only its target. The grouped schedules by name: the scalar and tensor ones in
+// test_fmm_class_group_schedules_{float,double}_gpu, the dense one in test_fmm_class_dense_gpu.
+#include "class_groups_cases.cuh"
 #include "fmm_cases.cuh"
 
 #include "catch.hpp"
@@ -9,40 +10,6 @@
 #include "test_util.hpp"
 
 using namespace fmm_test;
-
-/// The grouped class form on a level-3 uniform list grouped by class (kind 0), a random
-/// list grouped by class (1) or shuffled (2), against the host reference; `run(dM, dL, d,
-/// h)` launches it.
-template <class T, class Run>
-void check_class_groups(int p, int kind, Run&& run) {
-  using cT = cuda::std::complex<T>;
-  CAPTURE(p, kind, wham_test::seed());
-  auto gen = wham_test::rng(7400 + 100 * p + kind);
-  test_list h =
-      kind == 0 ? by_class(uniform_list(3)) : random_list(97, p <= 8 ? 3000 : 400, false, gen);
-  if (kind == 1) h = by_class(h);
-  const std::size_t keep = p <= 8 ? 20000 : 700;  // the O(p^4) host reference
-  if (h.src.size() > keep) {  // keep whole classes at the front and a partial one
-    h.src.resize(keep);
-    h.tgt.resize(keep);
-    h.cls.resize(keep);
-    h.deltas.resize(3 * keep);
-  }
-  CAPTURE(h.size());
-  const int C = (p + 1) * (p + 1);
-  const auto M = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
-  const auto L0 = to_device_type<T>(random_coefficients<T>(std::size_t(h.num_cells) * C, gen));
-  const auto expected = reference_sum<T>(form::classes, p, h, M, L0);
-  device_list<T> d(h);
-  wham_test::device_buffer<cT> dM(M), dL(L0);
-  run(dM, dL, d, h);
-  WHAM_TEST_CUDA(cudaDeviceSynchronize());
-  const auto got = dL.download();
-  const double err = wham_test::relative_error(got.data(), expected.data(), got.size());
-  CAPTURE(err);
-  CHECK(err <= tolerance<T>(p, most_per_target(h)));
-  require_non_targets_unchanged(h, got, L0, C);
-}
 
 TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gpu]", float,
                    double) {
@@ -56,79 +23,6 @@ TEMPLATE_TEST_CASE("m2l class groups form matches the host reference", "[fmm][gp
     wham::m2l_accumulate_class_groups(dM.data(), d.class_deltas.data(), d.cls.data(), d.src.data(),
                                       d.tgt.data(), dL.data(), p, h.size(),
                                       int(h.class_deltas.size() / 3), h.num_cells, h.num_cells);
-  });
-}
-
-/// The grouped schedules by name at every order they are compiled for (the public call
-/// above picks one per order): scalar, tensor (double) and dense (double, to
-/// class_dense_max_order; its tuned shape, and a small one with spans of 16 pairs, so
-/// that the blocks take several spans each where the list is long (p <= 8: up to 20,000
-/// pairs), with atomics and with bulk reductions; and every row tile in one group with
-/// each pair's record gathered by one bulk copy, with spans of 16).
-TEMPLATE_TEST_CASE("m2l class groups schedules match the host reference at every order",
-                   "[fmm][gpu]", float, double) {
-  using T = TestType;
-  namespace f = wham::detail::fmm;
-  const int p = GENERATE(range(f::class_group_min_order, f::class_group_max_order<T>() + 1));
-  const int kind = GENERATE(0, 2);
-  // scalar, tensor, dense (tuned), dense with spans of 16 (atomics), the same (bulk),
-  // all rows with bulk gathers and spans of 16
-  const int schedule = GENERATE(0, 1, 2, 3, 4, 5);
-  if (schedule != 0 && !std::is_same_v<T, double>) return;
-  if (schedule >= 2 && !f::class_dense_serves<T>(p)) return;
-  if (wham_test::reduced() && (kind != 2 || (p != 1 && p != 5 && p != 8 && p != 13 && p != 16))) {
-    return;
-  }
-  CAPTURE(schedule);
-  check_class_groups<T>(p, kind, [&](auto& dM, auto& dL, auto& d, const test_list& h) {
-    const f::pair_list<T> l{reinterpret_cast<const f::cpx<T>*>(dM.data()),
-                            reinterpret_cast<f::cpx<T>*>(dL.data()),
-                            d.src.data(),
-                            d.tgt.data(),
-                            d.cls.data(),
-                            d.class_deltas.data(),
-                            int(h.class_deltas.size() / 3),
-                            f::geometry::classes,
-                            h.size(),
-                            h.num_cells,
-                            h.num_cells};
-    wham::detail::arch::static_for<f::class_group_min_order, f::class_group_max_order<T>() + 1>(
-        [&](auto Pc) {
-          constexpr int P = decltype(Pc)::value;
-          if (P != p) return;
-          if constexpr (std::is_same_v<T, double>) {
-            if (schedule == 1) {
-              f::launch_class_group_schedule<P, T, f::class_tensor_warps, true>(l, 0);
-              return;
-            }
-            if constexpr (f::class_dense_serves<T>(P)) {
-              if (schedule == 2) {
-                REQUIRE(f::launch_class_dense_order<P>(l, 0));
-                return;
-              }
-              if (schedule >= 3) {
-                using atomic_spans = f::dense_config<4, 1, 2, 1, true, false, 16>;
-                using bulk_spans = f::dense_config<4, 1, 2, 1, true, true, 16>;
-                using bulk_gathers =
-                    f::dense_config<4, 1, (f::dense_shape<P>::row_tiles + 1) / 2 * 2, 1, true, true,
-                                    16, true>;
-                REQUIRE(f::dense_layout<P, bulk_spans>::total <=
-                        wham::detail::current_device_limits().smem_per_block_optin);
-                REQUIRE(f::dense_layout<P, bulk_gathers>::total <=
-                        wham::detail::current_device_limits().smem_per_block_optin);
-                if (schedule == 3) {
-                  f::launch_class_dense<P, atomic_spans>(l, 0);
-                } else if (schedule == 4) {
-                  f::launch_class_dense<P, bulk_spans>(l, 0);
-                } else {
-                  f::launch_class_dense<P, bulk_gathers>(l, 0);
-                }
-                return;
-              }
-            }
-          }
-          f::launch_class_group_schedule<P, T>(l, 0);
-        });
   });
 }
 
