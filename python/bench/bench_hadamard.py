@@ -121,7 +121,8 @@ def calls(x, y, m, scale, peers, h_m, with_torch):
         n = x.shape[-1]
         if n % (8 if m == 1 else 4 * m):
             # It pads such a row with zeros to the next multiple: another transform.
-            out["fht"] = f"fht pads a row of {n} to a multiple of {8 if m == 1 else 4 * m}"
+            out["fht"] = (f"fht pads a row of {n} to a multiple of {8 if m == 1 else 4 * m}: "
+                          "another transform")
         else:
             out["fht"] = lambda: f(x, scale)
     return out
