@@ -42,15 +42,15 @@ import jax
 import jax.numpy as jnp
 
 from . import _lib
-from .ops import (FWHT_PATHS, IQP_PATHS, IQP_VARIANTS, M2L_PATHS, ACCUMULATE_METHODS,
-                  HADAMARD_MATRICES, MAX_CLASSES, _choice, _int, _order_from_coeffs, _scale,
-                  fwht_log_n, hadamard_factor, iqp_qubits)
+from ._common import (ACCUMULATE_METHODS, FWHT_PATHS, HADAMARD_MATRICES, IQP_PATHS,
+                      IQP_VARIANTS, M2L_PATHS, MAX_CLASSES, TRANSLATION_PATHS, _choice, _int,
+                      _order_from_coeffs)
+from .ops import _scale, fwht_log_n, hadamard_factor, iqp_qubits
 
 __all__ = ["fwht", "hadamard", "iqp_encode", "m2l", "m2l_accumulate", "m2l_accumulate_centers",
            "m2l_accumulate_classes", "m2m", "l2l", "m2m_accumulate", "l2l_accumulate", "p2m",
            "l2p", "p2p", "library_path"]
 
-TRANSLATION_PATHS = {"automatic": 0, "direct": 1, "thread": 2, "split": 3, "warp": 4}
 
 _REAL_OF = {"complex64": "float32", "complex128": "float64"}
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
