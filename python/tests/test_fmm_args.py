@@ -114,8 +114,8 @@ def test_empty_calls_call_nothing(stub, fake):
 
 def test_fmm_status_becomes_exception(stub, fake):
     x, d, out = fake((4, 25), "complex64"), fake((4, 3), "float32"), fake((4, 25), "complex64")
-    stub.fail(1, "wham::m2m: p = 4 is invalid (valid: 7..12 for that path)")
-    with pytest.raises(wham.InvalidArgument, match="7..12 for that path") as info:
+    stub.fail(1, "wham::m2m: p = 4 is invalid (valid: 7..12 for translation_path::split)")
+    with pytest.raises(wham.InvalidArgument, match="7..12 for translation_path::split") as info:
         wham.m2m(x, d, out=out, path="split")
     assert info.value.function == "wham_m2m_f32"
     stub.fail(2, "wham::p2p: cudaLaunchKernel failed")
