@@ -156,9 +156,9 @@ struct kronecker_config {
 inline constexpr std::int64_t hadamard_m_block_elements = 8192;
 
 /// Whether the fused H_m kernel's rare path (a column whose sum is not finite) is inline
-/// rather than an out-of-line call. ptxas, sm_90: the call's saved registers cost float
-/// m = 28 92 registers against 77 (1.26-1.59x the time, H100); inline it takes 74. Elsewhere
-/// the call: inline spills at m = 40 in 8- and 16-byte types and in float m = 20.
+/// rather than an out-of-line call. Float m = 28, 1 GiB, H100, k = 2 / 6 / 10: inline 772 /
+/// 795 / 1139 us (74 registers), the call 971 / 1270 / 1526 (92), no check 770 / 797 / 1145.
+/// Elsewhere the call: inline spills at m = 40 in 8- and 16-byte types and in float m = 20.
 template <class T, int M>
 inline constexpr bool hadamard_m_rare_inline = std::is_same_v<T, float> && M == 28;
 
